@@ -1,0 +1,96 @@
+# Makefile: cuda_me library, tests and benchmarks (x264 is built by build.sh)
+
+include config.mak
+
+B = build
+OBJ = $(B)/obj
+
+LIB_C  = cuda_me/api.c cuda_me/me_c.c cuda_me/cuda.c
+LIB_CU = cuda_me/me_cuda.cu
+DEV_CU = cuda_me/dev/me_cuda_paper.cu
+HDR    = cuda_me/cuda_me.h cuda_me/spec.h cuda_me/internal.h cuda_me/kernels.h
+
+LIB_OBJ = $(LIB_C:cuda_me/%.c=$(OBJ)/%.o)
+ifeq ($(HAVE_CUDA),yes)
+CFLAGS += -DHAVE_CUDA=1 $(CUDA_CFLAGS)
+LIB_OBJ += $(LIB_CU:cuda_me/%.cu=$(OBJ)/%.o)
+DEV_OBJ = $(DEV_CU:cuda_me/dev/%.cu=$(OBJ)/dev/%.o)
+EXTRA_LIBS = $(CUDA_LIBS) -lstdc++ -lm
+else
+CFLAGS += -DHAVE_CUDA=0
+DEV_OBJ =
+EXTRA_LIBS = -lpthread -lm
+endif
+
+all: lib tests bench
+
+lib: $(B)/lib/libcuda_me.a $(B)/include/cuda_me.h $(B)/lib/cuda_me.libs
+
+$(OBJ)/%.o: cuda_me/%.c $(HDR) config.mak
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(OBJ)/%.o: cuda_me/%.cu $(HDR) config.mak
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -Icuda_me -c $< -o $@
+
+$(B)/lib/libcuda_me.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/lib/libcuda_me_dev.a: $(DEV_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^ $(if $(DEV_OBJ),,/dev/null)
+
+$(B)/include/cuda_me.h: cuda_me/cuda_me.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# Extra libraries a program linking libcuda_me.a needs (read by x264's configure)
+$(B)/lib/cuda_me.libs: config.mak
+	@mkdir -p $(dir $@)
+	echo "$(EXTRA_LIBS)" > $@
+
+# ---------------------------------------------------------------- tests
+
+TEST_BIN = $(B)/tests/test_cuda_me
+TEST_SRC = tests/test_cuda_me.c tests/checkasm_me.c tests/test_util.c
+TEST_HDR = tests/test_util.h
+
+tests: $(TEST_BIN) $(B)/tests/header_test.o
+
+$(B)/tests/header_test.o: tests/header_test.c cuda_me/cuda_me.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 -pedantic -Werror -Wall -Wextra -Icuda_me -c $< -o $@
+
+$(TEST_BIN): $(TEST_SRC) $(TEST_HDR) $(HDR) $(B)/lib/libcuda_me.a $(DEV_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -Icuda_me $(TEST_SRC) $(DEV_OBJ) $(B)/lib/libcuda_me.a \
+	    $(CHECK_LIBS) $(EXTRA_LIBS) $(LDFLAGS) -o $@
+
+# Static variant for the GPU machine (no Check library there)
+$(B)/tests/test_cuda_me_static: $(TEST_SRC) $(TEST_HDR) $(HDR) $(B)/lib/libcuda_me.a $(DEV_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -Icuda_me $(TEST_SRC) $(DEV_OBJ) $(B)/lib/libcuda_me.a \
+	    -Wl,-Bstatic -lcheck -lsubunit -Wl,-Bdynamic $(EXTRA_LIBS) -lm $(LDFLAGS) -o $@
+
+# ---------------------------------------------------------------- benchmark
+
+bench: $(B)/bench/bench_me
+
+$(B)/bench/bench_me: tests/bench_me.c tests/test_util.c $(TEST_HDR) $(HDR) $(B)/lib/libcuda_me.a $(DEV_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Icuda_me tests/bench_me.c tests/test_util.c $(DEV_OBJ) $(B)/lib/libcuda_me.a \
+	    $(EXTRA_LIBS) $(LDFLAGS) -o $@
+
+# ---------------------------------------------------------------- check
+
+check: lib tests
+	$(TEST_BIN)
+
+clean:
+	rm -rf $(B)/obj $(B)/lib $(B)/include $(B)/tests $(B)/bench
+
+.PHONY: all lib tests bench check clean

@@ -1,0 +1,525 @@
+/*****************************************************************************
+ * api.c: the hook table: frames, jobs and their lifetimes, for both backends
+ *****************************************************************************/
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+double cme_time_ms( void )
+{
+    struct timespec ts;
+    clock_gettime( CLOCK_MONOTONIC, &ts );
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+void cme_log( cuda_me_t *h, int i_level, const char *fmt, ... )
+{
+    va_list ap;
+    va_start( ap, fmt );
+    if( h && h->param.pf_log )
+        h->param.pf_log( h->param.p_log_opaque, i_level, fmt, ap );
+    else
+    {
+        static const char *names[] = { "error", "warning", "info", "debug" };
+        fprintf( stderr, "cuda_me [%s]: ", names[i_level < 0 ? 0 : i_level > 3 ? 3 : i_level] );
+        vfprintf( stderr, fmt, ap );
+    }
+    va_end( ap );
+}
+
+int cme_set_error( cuda_me_t *h, int err )
+{
+    pthread_mutex_lock( &h->lock );
+    if( !h->i_error )
+        h->i_error = err;
+    pthread_cond_broadcast( &h->cv );
+    pthread_mutex_unlock( &h->lock );
+    return err;
+}
+
+const char *cuda_me_backend_name( int i_backend )
+{
+    switch( i_backend )
+    {
+        case CUDA_ME_BACKEND_AUTO: return "auto";
+        case CUDA_ME_BACKEND_CUDA: return "cuda";
+        case CUDA_ME_BACKEND_C:    return "c";
+        default:                   return "unknown";
+    }
+}
+
+const char *cuda_me_strerror( int err )
+{
+    switch( err )
+    {
+        case CUDA_ME_OK:        return "no error";
+        case CUDA_ME_EINVAL:    return "invalid parameter";
+        case CUDA_ME_ENOMEM:    return "out of memory";
+        case CUDA_ME_ENODEV:    return "no usable CUDA device";
+        case CUDA_ME_EDEVICE:   return "CUDA error";
+        case CUDA_ME_ENOTBUILT: return "CUDA backend not compiled in";
+        default:                return "unknown error";
+    }
+}
+
+/* ---------------------------------------------------------------- faults */
+
+static void fault_parse( cuda_me_t *h )
+{
+    static const char *names[CME_FAULT_KINDS] = { "alloc", "launch", "copy", "device" };
+    const char *env = getenv( "CUDA_ME_FAULT" );
+    if( !env || !*env )
+        return;
+    char buf[256];
+    snprintf( buf, sizeof(buf), "%s", env );
+    for( char *save = NULL, *tok = strtok_r( buf, ",", &save ); tok; tok = strtok_r( NULL, ",", &save ) )
+    {
+        char *colon = strchr( tok, ':' );
+        int known = 0;
+        if( colon )
+        {
+            *colon = 0;
+            for( int k = 0; k < CME_FAULT_KINDS; k++ )
+                if( !strcmp( tok, names[k] ) )
+                {
+                    h->fault_at[k] = strtoll( colon + 1, NULL, 10 );
+                    known = 1;
+                }
+        }
+        if( !known )
+            cme_log( h, CUDA_ME_LOG_WARNING, "CUDA_ME_FAULT: ignoring '%s' (want alloc|launch|copy|device:N)\n", tok );
+    }
+}
+
+int cme_fault( cuda_me_t *h, int kind )
+{
+    if( !h->fault_at[kind] )
+        return 0;
+    pthread_mutex_lock( &h->lock );
+    int hit = ++h->fault_count[kind] == h->fault_at[kind];
+    pthread_mutex_unlock( &h->lock );
+    if( hit )
+        cme_log( h, CUDA_ME_LOG_DEBUG, "injected fault %d at operation %lld\n", kind, (long long)h->fault_at[kind] );
+    return hit;
+}
+
+/* ---------------------------------------------------------------- lookup */
+
+static cme_frame_t *frame_find( cuda_me_t *h, int i_frame )
+{
+    for( cme_frame_t *f = h->frames; f; f = f->next )
+        if( f->i_frame == i_frame )
+            return f;
+    return NULL;
+}
+
+static cme_job_t *job_find( cuda_me_t *h, int i_cur, int i_ref )
+{
+    for( cme_job_t *j = h->jobs; j; j = j->next )
+        if( j->i_cur == i_cur && j->i_ref == i_ref )
+            return j;
+    return NULL;
+}
+
+/* Moves f to the free list once nothing can use it any more.  Lock held. */
+static void frame_maybe_free( cuda_me_t *h, cme_frame_t *f )
+{
+    if( !f->b_released || !f->b_done || f->i_refs )
+        return;
+    for( cme_frame_t **p = &h->frames; *p; p = &(*p)->next )
+        if( *p == f )
+        {
+            *p = f->next;
+            f->next = h->free_frames;
+            h->free_frames = f;
+            return;
+        }
+}
+
+/* ---------------------------------------------------------------- hooks */
+
+static void cme_close( cuda_me_t *h );
+
+static cuda_me_t *cme_open( const cuda_me_param_t *param, int *err )
+{
+    int ret = CUDA_ME_EINVAL;
+    cuda_me_t *h = calloc( 1, sizeof(*h) );
+    if( !h )
+    {
+        if( err )
+            *err = CUDA_ME_ENOMEM;
+        return NULL;
+    }
+    h->param = *param;
+    pthread_mutex_init( &h->lock, NULL );
+    pthread_cond_init( &h->cv, NULL );
+    fault_parse( h );
+
+    if( param->i_width < CUDA_ME_MIN_SIZE || param->i_height < CUDA_ME_MIN_SIZE ||
+        param->i_width > CUDA_ME_MAX_SIZE || param->i_height > CUDA_ME_MAX_SIZE ||
+        (param->i_width & 15) || (param->i_height & 15) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "frame size %dx%d not supported (multiples of 16 from %d to %d)\n",
+                 param->i_width, param->i_height, CUDA_ME_MIN_SIZE, CUDA_ME_MAX_SIZE );
+        goto fail;
+    }
+    if( param->i_range < CUDA_ME_RANGE_MIN || param->i_range > CUDA_ME_RANGE_MAX )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "search range %d not supported (%d..%d)\n",
+                 param->i_range, CUDA_ME_RANGE_MIN, CUDA_ME_RANGE_MAX );
+        goto fail;
+    }
+    if( param->i_mv_range < 32 )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "mv_range %d below x264's minimum of 32\n", param->i_mv_range );
+        goto fail;
+    }
+    if( param->i_parts != CUDA_ME_NPART && param->i_parts != CUDA_ME_NPART_8x8 )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "i_parts must be %d or %d\n", CUDA_ME_NPART_8x8, CUDA_ME_NPART );
+        goto fail;
+    }
+    h->i_mb_width = param->i_width / 16;
+    h->i_mb_height = param->i_height / 16;
+    h->i_mb_count = h->i_mb_width * h->i_mb_height;
+    h->i_parts = param->i_parts;
+    if( param->mv_cost )
+    {
+        h->mv_cost = malloc( (2*param->i_range + 1) * sizeof(uint16_t) );
+        if( !h->mv_cost || cme_fault( h, CME_FAULT_ALLOC ) )
+        {
+            ret = CUDA_ME_ENOMEM;
+            goto fail;
+        }
+        memcpy( h->mv_cost, param->mv_cost, (2*param->i_range + 1) * sizeof(uint16_t) );
+    }
+    h->param.mv_cost = h->mv_cost;
+
+    switch( param->i_backend )
+    {
+        case CUDA_ME_BACKEND_AUTO:
+        case CUDA_ME_BACKEND_CUDA:
+            h->i_backend = CUDA_ME_BACKEND_CUDA;
+            h->be = &cme_backend_cuda;
+            break;
+        case CUDA_ME_BACKEND_C:
+            h->i_backend = CUDA_ME_BACKEND_C;
+            h->be = &cme_backend_c;
+            break;
+        default:
+            cme_log( h, CUDA_ME_LOG_ERROR, "unknown backend %d\n", param->i_backend );
+            goto fail;
+    }
+    h->stats.i_backend = h->i_backend;
+    snprintf( h->stats.device, sizeof(h->stats.device), "%s", h->be->name );
+    ret = h->be->init( h );
+    if( ret < 0 )
+    {
+        h->be = NULL;
+        goto fail;
+    }
+    if( err )
+        *err = 0;
+    return h;
+
+fail:
+    if( err )
+        *err = ret;
+    cme_close( h );
+    return NULL;
+}
+
+static int cme_put_frame( cuda_me_t *h, int i_frame, const uint8_t *luma, intptr_t i_stride )
+{
+    if( h->i_error )
+        return h->i_error;
+    pthread_mutex_lock( &h->lock );
+    if( frame_find( h, i_frame ) )
+    {
+        pthread_mutex_unlock( &h->lock );
+        cme_log( h, CUDA_ME_LOG_ERROR, "frame %d put twice\n", i_frame );
+        return CUDA_ME_EINVAL;
+    }
+    cme_frame_t *f = h->free_frames;
+    if( f )
+        h->free_frames = f->next;
+    pthread_mutex_unlock( &h->lock );
+
+    if( !f )
+    {
+        f = calloc( 1, sizeof(*f) );
+        if( !f )
+            return cme_set_error( h, CUDA_ME_ENOMEM );
+        int ret = h->be->frame_alloc( h, f );
+        if( ret < 0 )
+        {
+            h->be->frame_free( h, f );
+            free( f );
+            return cme_set_error( h, ret );
+        }
+    }
+    f->i_frame = i_frame;
+    f->b_released = f->b_done = 0;
+    f->i_refs = 0;
+    int ret = h->be->frame_put( h, f, luma, i_stride );
+
+    pthread_mutex_lock( &h->lock );
+    if( ret < 0 )
+    {
+        f->next = h->free_frames;
+        h->free_frames = f;
+    }
+    else
+    {
+        f->next = h->frames;
+        h->frames = f;
+        h->stats.i_frames++;
+    }
+    pthread_mutex_unlock( &h->lock );
+    return ret < 0 ? cme_set_error( h, ret ) : 0;
+}
+
+static int cme_submit( cuda_me_t *h, int i_cur, int i_ref )
+{
+    if( h->i_error )
+        return h->i_error;
+    pthread_mutex_lock( &h->lock );
+    cme_frame_t *cur = frame_find( h, i_cur );
+    cme_frame_t *ref = frame_find( h, i_ref );
+    if( !cur || !ref || cur->b_done || i_cur == i_ref )
+    {
+        pthread_mutex_unlock( &h->lock );
+        return 1;
+    }
+    if( job_find( h, i_cur, i_ref ) )
+    {
+        pthread_mutex_unlock( &h->lock );
+        return 0;
+    }
+    cme_job_t *j = h->free_jobs;
+    if( j )
+        h->free_jobs = j->next;
+    ref->i_refs++;
+    pthread_mutex_unlock( &h->lock );
+
+    int ret = 0;
+    if( !j )
+    {
+        j = calloc( 1, sizeof(*j) );
+        ret = !j ? CUDA_ME_ENOMEM : h->be->job_alloc( h, j );
+        if( ret < 0 )
+        {
+            if( j )
+                h->be->job_free( h, j );
+            free( j );
+            j = NULL;
+        }
+    }
+    if( j )
+    {
+        j->i_cur = i_cur;
+        j->i_ref = i_ref;
+        j->cur = cur;
+        j->ref = ref;
+        j->i_state = CME_JOB_PENDING;
+        j->b_got = 0;
+        ret = h->be->job_submit( h, j );
+    }
+
+    pthread_mutex_lock( &h->lock );
+    if( ret < 0 )
+    {
+        ref->i_refs--;
+        if( j )
+        {
+            j->next = h->free_jobs;
+            h->free_jobs = j;
+        }
+    }
+    else
+    {
+        j->next = h->jobs;
+        h->jobs = j;
+        h->stats.i_jobs++;
+    }
+    pthread_mutex_unlock( &h->lock );
+    return ret < 0 ? cme_set_error( h, ret ) : 0;
+}
+
+static void cme_release_frame( cuda_me_t *h, int i_frame )
+{
+    pthread_mutex_lock( &h->lock );
+    cme_frame_t *f = frame_find( h, i_frame );
+    if( f )
+    {
+        f->b_released = 1;
+        frame_maybe_free( h, f );
+    }
+    pthread_mutex_unlock( &h->lock );
+}
+
+static const cuda_me_result_t *cme_get( cuda_me_t *h, int i_cur, int i_ref )
+{
+    pthread_mutex_lock( &h->lock );
+    cme_job_t *j = job_find( h, i_cur, i_ref );
+    if( !j || h->i_error )
+    {
+        pthread_mutex_unlock( &h->lock );
+        return NULL;
+    }
+    if( j->i_state == CME_JOB_PENDING )
+    {
+        j->i_state = CME_JOB_RUNNING;
+        pthread_mutex_unlock( &h->lock );
+        double t0 = cme_time_ms();
+        int ret = h->be->job_finish( h, j );
+        double t1 = cme_time_ms();
+        pthread_mutex_lock( &h->lock );
+        j->i_state = ret < 0 ? CME_JOB_FAILED : CME_JOB_DONE;
+        h->stats.f_wait_ms += t1 - t0;
+        h->stats.i_get_waits++;
+        if( ret < 0 && !h->i_error )
+            h->i_error = ret;
+        pthread_cond_broadcast( &h->cv );
+    }
+    else if( j->i_state == CME_JOB_RUNNING )
+    {
+        double t0 = cme_time_ms();
+        while( j->i_state == CME_JOB_RUNNING )
+            pthread_cond_wait( &h->cv, &h->lock );
+        h->stats.f_wait_ms += cme_time_ms() - t0;
+        h->stats.i_get_waits++;
+    }
+    const cuda_me_result_t *res = NULL;
+    if( j->i_state == CME_JOB_DONE && !h->i_error )
+    {
+        res = j->res;
+        if( !j->b_got )
+            h->stats.i_jobs_got++;
+        j->b_got = 1;
+    }
+    pthread_mutex_unlock( &h->lock );
+    return res;
+}
+
+static void job_recycle( cuda_me_t *h, cme_job_t *j )
+{
+    /* Lock not held: the job is no longer on h->jobs. */
+    if( !j->b_got )
+        cme_log( h, CUDA_ME_LOG_DEBUG, "frame %d was searched in frame %d, but nobody asked\n", j->i_cur, j->i_ref );
+    if( j->i_state == CME_JOB_PENDING )
+        h->be->job_retire( h, j );
+    pthread_mutex_lock( &h->lock );
+    j->ref->i_refs--;
+    frame_maybe_free( h, j->ref );
+    j->cur = j->ref = NULL;
+    j->next = h->free_jobs;
+    h->free_jobs = j;
+    pthread_mutex_unlock( &h->lock );
+}
+
+static void cme_done( cuda_me_t *h, int i_cur )
+{
+    cme_job_t *mine = NULL;
+    pthread_mutex_lock( &h->lock );
+    for( cme_job_t **p = &h->jobs; *p; )
+    {
+        cme_job_t *j = *p;
+        if( j->i_cur == i_cur )
+        {
+            *p = j->next;
+            j->next = mine;
+            mine = j;
+        }
+        else
+            p = &j->next;
+    }
+    pthread_mutex_unlock( &h->lock );
+
+    while( mine )
+    {
+        cme_job_t *next = mine->next;
+        job_recycle( h, mine );
+        mine = next;
+    }
+
+    pthread_mutex_lock( &h->lock );
+    cme_frame_t *f = frame_find( h, i_cur );
+    if( f )
+    {
+        f->b_done = 1;
+        frame_maybe_free( h, f );
+    }
+    pthread_mutex_unlock( &h->lock );
+}
+
+static int cme_error( cuda_me_t *h )
+{
+    return h->i_error;
+}
+
+static void cme_stats( cuda_me_t *h, cuda_me_stats_t *s )
+{
+    pthread_mutex_lock( &h->lock );
+    *s = h->stats;
+    pthread_mutex_unlock( &h->lock );
+}
+
+static void cme_close( cuda_me_t *h )
+{
+    if( !h )
+        return;
+    /* Retire every job (waits for the device), then free all slots. */
+    while( h->jobs )
+    {
+        cme_job_t *j = h->jobs;
+        h->jobs = j->next;
+        job_recycle( h, j );
+    }
+    for( int pass = 0; pass < 2; pass++ )
+    {
+        cme_frame_t *f = pass ? h->free_frames : h->frames;
+        while( f )
+        {
+            cme_frame_t *next = f->next;
+            if( h->be )
+                h->be->frame_free( h, f );
+            free( f );
+            f = next;
+        }
+    }
+    while( h->free_jobs )
+    {
+        cme_job_t *j = h->free_jobs;
+        h->free_jobs = j->next;
+        if( h->be )
+            h->be->job_free( h, j );
+        free( j );
+    }
+    if( h->be )
+        h->be->uninit( h );
+    free( h->mv_cost );
+    pthread_mutex_destroy( &h->lock );
+    pthread_cond_destroy( &h->cv );
+    free( h );
+}
+
+int cuda_me_init( int api_version, cuda_me_function_t *pf )
+{
+    if( api_version != CUDA_ME_API_VERSION )
+        return CUDA_ME_EINVAL;
+    pf->open          = cme_open;
+    pf->close         = cme_close;
+    pf->put_frame     = cme_put_frame;
+    pf->submit        = cme_submit;
+    pf->release_frame = cme_release_frame;
+    pf->get           = cme_get;
+    pf->done          = cme_done;
+    pf->error         = cme_error;
+    pf->stats         = cme_stats;
+    return 0;
+}

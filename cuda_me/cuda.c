@@ -1,0 +1,481 @@
+/*****************************************************************************
+ * cuda.c: the CUDA backend's host side: device, streams, buffers, errors
+ *****************************************************************************
+ * Work flow of one encoder:
+ *   put_frame: the luma plane is copied into one of CME_STAGES pinned staging
+ *              buffers (the caller's memory is never read asynchronously),
+ *              then copied to a device frame on the upload stream and padded;
+ *              an event marks the frame uploaded.
+ *   submit:    on the next of CME_STREAMS job streams: wait for both frames'
+ *              events, search (kernels 1+2 and 3), copy the results into
+ *              the job's pinned buffer, record an event.
+ *   get:       waits for that event (the first caller; others wait on the
+ *              library's condition variable).
+ *   done:      recycles the job; frames are recycled once released, done and
+ *              no longer named by a job, so nothing is freed while the GPU
+ *              may still read it.
+ * Device and pinned buffers come from free lists that only grow until the
+ * number of frames in flight is reached: no allocation per frame after that.
+ * Every CUDA call goes through CME_CUDA(), which logs the call and the error
+ * and returns CUDA_ME_EDEVICE (or CUDA_ME_ENOMEM); the first error is sticky.
+ *****************************************************************************/
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#if HAVE_CUDA
+
+#include <cuda_runtime_api.h>
+
+#include "kernels.h"
+
+#define CME_STREAMS 2
+#define CME_STAGES  3
+
+typedef struct cme_cuda_t
+{
+    int i_device;
+    cudaStream_t up_stream;
+    cudaStream_t stream[CME_STREAMS];
+    int i_next_stream;
+    uint64_t *d_scratch[CME_STREAMS];
+    cuda_me_result_t *d_out[CME_STREAMS];
+    uint16_t *d_mv_cost;
+    uint8_t *h_stage[CME_STAGES];
+    cudaEvent_t stage_start[CME_STAGES], stage_end[CME_STAGES];
+    int b_stage_used[CME_STAGES];
+    int i_next_stage;
+    int i_pitch;                  /* device frames, bytes */
+    size_t frame_bytes;           /* one padded device frame */
+    size_t scratch_bytes, out_bytes;
+} cme_cuda_t;
+
+typedef struct cme_cuda_frame_t
+{
+    uint8_t *d_alloc;
+    uint8_t *d_plane;             /* pixel (0,0) */
+    cudaEvent_t uploaded;
+} cme_cuda_frame_t;
+
+typedef struct cme_cuda_job_t
+{
+    cudaEvent_t start, searched, copied;
+    int b_counted;
+} cme_cuda_job_t;
+
+/* ---------------------------------------------------------------- checks */
+
+static int cuda_check( cuda_me_t *h, cudaError_t e, const char *call )
+{
+    if( e == cudaSuccess )
+        return 0;
+    cme_log( h, CUDA_ME_LOG_ERROR, "%s failed -> %s: %s\n", call, cudaGetErrorName( e ), cudaGetErrorString( e ) );
+    return e == cudaErrorMemoryAllocation ? CUDA_ME_ENOMEM : CUDA_ME_EDEVICE;
+}
+
+/* Runs the call unless fault injection says it fails; logs and maps errors. */
+#define CME_CUDA( kind, x ) \
+    cuda_check( h, (kind) >= 0 && cme_fault( h, (kind) ) \
+                   ? ((kind) == CME_FAULT_ALLOC ? cudaErrorMemoryAllocation : cudaErrorLaunchFailure) \
+                   : (x), #x )
+#define NOFAULT (-1)
+
+static int device_account( cuda_me_t *h, int64_t bytes )
+{
+    pthread_mutex_lock( &h->lock );
+    h->stats.i_device_bytes += bytes;
+    if( h->stats.i_device_bytes > h->stats.i_device_bytes_peak )
+        h->stats.i_device_bytes_peak = h->stats.i_device_bytes;
+    pthread_mutex_unlock( &h->lock );
+    return 0;
+}
+
+static int host_account( cuda_me_t *h, int64_t bytes )
+{
+    pthread_mutex_lock( &h->lock );
+    h->stats.i_host_bytes += bytes;
+    pthread_mutex_unlock( &h->lock );
+    return 0;
+}
+
+static void add_ms( cuda_me_t *h, double *acc, cudaEvent_t a, cudaEvent_t b )
+{
+    float ms = 0;
+    if( cudaEventElapsedTime( &ms, a, b ) == cudaSuccess )
+    {
+        pthread_mutex_lock( &h->lock );
+        *acc += ms;
+        pthread_mutex_unlock( &h->lock );
+    }
+}
+
+int cme_cuda_device_count( void )
+{
+    int n = 0;
+    return cudaGetDeviceCount( &n ) == cudaSuccess ? n : 0;
+}
+
+/* ---------------------------------------------------------------- backend */
+
+static void cu_uninit( cuda_me_t *h );
+
+static int cu_init( cuda_me_t *h )
+{
+    int ret, n = 0;
+    cudaError_t e = cudaGetDeviceCount( &n );
+    if( cme_fault( h, CME_FAULT_DEVICE ) )
+        e = cudaErrorNoDevice;
+    if( e != cudaSuccess || n <= 0 )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "no usable CUDA device: %s\n",
+                 e != cudaSuccess ? cudaGetErrorString( e ) : "no device found" );
+        cudaGetLastError();
+        return CUDA_ME_ENODEV;
+    }
+    if( h->param.i_device < 0 || h->param.i_device >= n )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "CUDA device %d does not exist (%d device%s)\n",
+                 h->param.i_device, n, n > 1 ? "s" : "" );
+        return CUDA_ME_ENODEV;
+    }
+    cme_cuda_t *g = calloc( 1, sizeof(*g) );
+    if( !g )
+        return CUDA_ME_ENOMEM;
+    h->gpu = g;
+    g->i_device = h->param.i_device;
+
+    struct cudaDeviceProp prop;
+    if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaGetDeviceProperties( &prop, g->i_device ) )) < 0 )
+        goto fail;
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion( &driver );
+    cudaRuntimeGetVersion( &runtime );
+    snprintf( h->stats.device, sizeof(h->stats.device), "%.64s (sm_%d%d, device %d, driver %d.%d, runtime %d.%d)",
+              prop.name, prop.major, prop.minor, g->i_device,
+              driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10 );
+    e = cme_cuda_prepare();
+    if( e != cudaSuccess )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "%s cannot run the kernels: %s\n", prop.name, cudaGetErrorString( e ) );
+        cudaGetLastError();
+        ret = CUDA_ME_ENODEV;
+        goto fail;
+    }
+
+    const int w = h->param.i_width, hgt = h->param.i_height;
+    g->i_pitch = (w + 2*CME_PAD + 127) & ~127;
+    g->frame_bytes = (size_t)g->i_pitch * (hgt + 2*CME_PAD);
+    g->scratch_bytes = cme_cuda_scratch_size( h->i_mb_width, h->i_mb_height, h->param.i_range,
+                                              h->param.i_mv_range, h->i_parts );
+    g->out_bytes = (size_t)h->i_mb_count * h->i_parts * sizeof(cuda_me_result_t);
+    if( !g->scratch_bytes )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "no kernel geometry for range %d\n", h->param.i_range );
+        ret = CUDA_ME_EINVAL;
+        goto fail;
+    }
+
+    if( (ret = CME_CUDA( NOFAULT, cudaStreamCreateWithFlags( &g->up_stream, cudaStreamNonBlocking ) )) < 0 )
+        goto fail;
+    for( int i = 0; i < CME_STREAMS; i++ )
+    {
+        if( (ret = CME_CUDA( NOFAULT, cudaStreamCreateWithFlags( &g->stream[i], cudaStreamNonBlocking ) )) < 0 ||
+            (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_scratch[i], g->scratch_bytes ) )) < 0 ||
+            (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_out[i], g->out_bytes ) )) < 0 )
+            goto fail;
+        device_account( h, g->scratch_bytes + g->out_bytes );
+    }
+    for( int i = 0; i < CME_STAGES; i++ )
+    {
+        if( (ret = CME_CUDA( CME_FAULT_ALLOC, cudaHostAlloc( (void**)&g->h_stage[i], (size_t)w * hgt, cudaHostAllocDefault ) )) < 0 ||
+            (ret = CME_CUDA( NOFAULT, cudaEventCreate( &g->stage_start[i] ) )) < 0 ||
+            (ret = CME_CUDA( NOFAULT, cudaEventCreate( &g->stage_end[i] ) )) < 0 )
+            goto fail;
+        host_account( h, (int64_t)w * hgt );
+    }
+    if( h->mv_cost )
+    {
+        size_t size = (2*h->param.i_range + 1) * sizeof(uint16_t);
+        if( (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_mv_cost, size ) )) < 0 ||
+            (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpy( g->d_mv_cost, h->mv_cost, size, cudaMemcpyHostToDevice ) )) < 0 )
+            goto fail;
+        device_account( h, size );
+    }
+    cme_log( h, CUDA_ME_LOG_DEBUG, "using %s\n", h->stats.device );
+    return 0;
+
+fail:
+    cu_uninit( h );
+    return ret;
+}
+
+static void cu_uninit( cuda_me_t *h )
+{
+    cme_cuda_t *g = h->gpu;
+    if( !g )
+        return;
+    cudaSetDevice( g->i_device );
+    for( int i = 0; i < CME_STAGES; i++ )
+    {
+        if( g->b_stage_used[i] && cudaEventSynchronize( g->stage_end[i] ) == cudaSuccess )
+            add_ms( h, &h->stats.f_upload_ms, g->stage_start[i], g->stage_end[i] );
+        if( g->h_stage[i] )
+            cudaFreeHost( g->h_stage[i] );
+        if( g->stage_start[i] )
+            cudaEventDestroy( g->stage_start[i] );
+        if( g->stage_end[i] )
+            cudaEventDestroy( g->stage_end[i] );
+    }
+    for( int i = 0; i < CME_STREAMS; i++ )
+    {
+        if( g->stream[i] )
+        {
+            cudaStreamSynchronize( g->stream[i] );
+            cudaStreamDestroy( g->stream[i] );
+        }
+        cudaFree( g->d_scratch[i] );
+        cudaFree( g->d_out[i] );
+    }
+    if( g->up_stream )
+    {
+        cudaStreamSynchronize( g->up_stream );
+        cudaStreamDestroy( g->up_stream );
+    }
+    cudaFree( g->d_mv_cost );
+    cudaGetLastError();
+    free( g );
+    h->gpu = NULL;
+    pthread_mutex_lock( &h->lock );
+    h->stats.i_device_bytes = 0;
+    h->stats.i_host_bytes = 0;
+    pthread_mutex_unlock( &h->lock );
+}
+
+static int cu_frame_alloc( cuda_me_t *h, cme_frame_t *f )
+{
+    cme_cuda_t *g = h->gpu;
+    int ret;
+    cme_cuda_frame_t *cf = calloc( 1, sizeof(*cf) );
+    if( !cf )
+        return CUDA_ME_ENOMEM;
+    f->gpu = cf;
+    if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
+        (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&cf->d_alloc, g->frame_bytes ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaEventCreateWithFlags( &cf->uploaded, cudaEventDisableTiming ) )) < 0 )
+        return ret;   /* frame_free cleans up */
+    cf->d_plane = cf->d_alloc + (size_t)CME_PAD * g->i_pitch + CME_PAD;
+    device_account( h, g->frame_bytes );
+    return 0;
+}
+
+static void cu_frame_free( cuda_me_t *h, cme_frame_t *f )
+{
+    cme_cuda_frame_t *cf = f->gpu;
+    if( !cf )
+        return;
+    if( h->gpu )
+        cudaSetDevice( ((cme_cuda_t*)h->gpu)->i_device );
+    if( cf->d_alloc )
+    {
+        cudaFree( cf->d_alloc );
+        if( h->gpu )
+            device_account( h, -(int64_t)((cme_cuda_t*)h->gpu)->frame_bytes );
+    }
+    if( cf->uploaded )
+        cudaEventDestroy( cf->uploaded );
+    free( cf );
+    f->gpu = NULL;
+}
+
+static int cu_frame_put( cuda_me_t *h, cme_frame_t *f, const uint8_t *luma, intptr_t i_stride )
+{
+    cme_cuda_t *g = h->gpu;
+    cme_cuda_frame_t *cf = f->gpu;
+    const int w = h->param.i_width, hgt = h->param.i_height;
+    const int s = g->i_next_stage;
+    int ret;
+    g->i_next_stage = (s + 1) % CME_STAGES;
+
+    if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 )
+        return ret;
+    /* The staging buffer is free once its previous upload has finished. */
+    if( g->b_stage_used[s] )
+    {
+        if( (ret = CME_CUDA( NOFAULT, cudaEventSynchronize( g->stage_end[s] ) )) < 0 )
+            return ret;
+        add_ms( h, &h->stats.f_upload_ms, g->stage_start[s], g->stage_end[s] );
+    }
+    uint8_t *st = g->h_stage[s];
+    for( int y = 0; y < hgt; y++ )
+        memcpy( st + (size_t)y * w, luma + y * i_stride, w );
+    g->b_stage_used[s] = 1;
+    if( (ret = CME_CUDA( NOFAULT, cudaEventRecord( g->stage_start[s], g->up_stream ) )) < 0 ||
+        (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpy2DAsync( cf->d_plane, g->i_pitch, st, w, w, hgt,
+                                                            cudaMemcpyHostToDevice, g->up_stream ) )) < 0 ||
+        (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_pad( cf->d_plane, g->i_pitch, w, hgt, g->up_stream ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaEventRecord( g->stage_end[s], g->up_stream ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaEventRecord( cf->uploaded, g->up_stream ) )) < 0 )
+        return ret;
+    return 0;
+}
+
+static int cu_job_alloc( cuda_me_t *h, cme_job_t *j )
+{
+    cme_cuda_t *g = h->gpu;
+    int ret;
+    cme_cuda_job_t *cj = calloc( 1, sizeof(*cj) );
+    if( !cj )
+        return CUDA_ME_ENOMEM;
+    j->gpu = cj;
+    if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
+        (ret = CME_CUDA( CME_FAULT_ALLOC, cudaHostAlloc( (void**)&j->res, g->out_bytes, cudaHostAllocDefault ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaEventCreate( &cj->start ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaEventCreate( &cj->searched ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaEventCreate( &cj->copied ) )) < 0 )
+        return ret;   /* job_free cleans up */
+    host_account( h, g->out_bytes );
+    return 0;
+}
+
+static void cu_job_free( cuda_me_t *h, cme_job_t *j )
+{
+    cme_cuda_job_t *cj = j->gpu;
+    if( h->gpu )
+        cudaSetDevice( ((cme_cuda_t*)h->gpu)->i_device );
+    if( j->res )
+        cudaFreeHost( j->res );
+    j->res = NULL;
+    if( cj )
+    {
+        if( cj->start )
+            cudaEventDestroy( cj->start );
+        if( cj->searched )
+            cudaEventDestroy( cj->searched );
+        if( cj->copied )
+            cudaEventDestroy( cj->copied );
+        free( cj );
+    }
+    j->gpu = NULL;
+}
+
+static int cu_job_submit( cuda_me_t *h, cme_job_t *j )
+{
+    cme_cuda_t *g = h->gpu;
+    cme_cuda_job_t *cj = j->gpu;
+    const int i = g->i_next_stream;
+    cudaStream_t st = g->stream[i];
+    int ret;
+    g->i_next_stream = (i + 1) % CME_STREAMS;
+    cj->b_counted = 0;
+
+    cme_launch_t l;
+    l.cur = ((cme_cuda_frame_t*)j->cur->gpu)->d_plane;
+    l.ref = ((cme_cuda_frame_t*)j->ref->gpu)->d_plane;
+    l.i_pitch = g->i_pitch;
+    l.i_mb_width = h->i_mb_width;
+    l.i_mb_height = h->i_mb_height;
+    l.i_range = h->param.i_range;
+    l.i_mv_range = h->param.i_mv_range;
+    l.i_parts = h->i_parts;
+    l.mv_cost = g->d_mv_cost;
+    l.blk_keys = g->d_scratch[i];
+    l.out = g->d_out[i];
+
+    if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaStreamWaitEvent( st, ((cme_cuda_frame_t*)j->cur->gpu)->uploaded, 0 ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaStreamWaitEvent( st, ((cme_cuda_frame_t*)j->ref->gpu)->uploaded, 0 ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaEventRecord( cj->start, st ) )) < 0 ||
+        (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_search( &l, st ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaEventRecord( cj->searched, st ) )) < 0 ||
+        (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( j->res, l.out, g->out_bytes, cudaMemcpyDeviceToHost, st ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaEventRecord( cj->copied, st ) )) < 0 )
+        return ret;
+#ifdef CUDA_ME_DEBUG_SYNC
+    if( (ret = CME_CUDA( NOFAULT, cudaStreamSynchronize( st ) )) < 0 )
+        return ret;
+#endif
+    return 0;
+}
+
+/* Waits for the job and books its times, once. */
+static int job_wait( cuda_me_t *h, cme_job_t *j )
+{
+    cme_cuda_t *g = h->gpu;
+    cme_cuda_job_t *cj = j->gpu;
+    int ret;
+    if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaEventSynchronize( cj->copied ) )) < 0 )
+        return ret;
+    if( !cj->b_counted )
+    {
+        cj->b_counted = 1;
+        add_ms( h, &h->stats.f_search_ms, cj->start, cj->searched );
+        add_ms( h, &h->stats.f_download_ms, cj->searched, cj->copied );
+    }
+    return 0;
+}
+
+static int cu_job_finish( cuda_me_t *h, cme_job_t *j )
+{
+    return job_wait( h, j );
+}
+
+static void cu_job_retire( cuda_me_t *h, cme_job_t *j )
+{
+    int ret = job_wait( h, j );
+    if( ret < 0 )
+        cme_set_error( h, ret );
+}
+
+const cme_backend_t cme_backend_cuda =
+{
+    .name        = "CUDA",
+    .init        = cu_init,
+    .uninit      = cu_uninit,
+    .frame_alloc = cu_frame_alloc,
+    .frame_free  = cu_frame_free,
+    .frame_put   = cu_frame_put,
+    .job_alloc   = cu_job_alloc,
+    .job_free    = cu_job_free,
+    .job_submit  = cu_job_submit,
+    .job_finish  = cu_job_finish,
+    .job_retire  = cu_job_retire,
+};
+
+int cuda_me_have_cuda( void )
+{
+    return 1;
+}
+
+#else /* !HAVE_CUDA */
+
+static int nocuda_init( cuda_me_t *h )
+{
+    cme_log( h, CUDA_ME_LOG_ERROR, "no usable CUDA device: this build has no CUDA backend\n" );
+    return CUDA_ME_ENOTBUILT;
+}
+
+static void nocuda_void( cuda_me_t *h ) { (void)h; }
+
+const cme_backend_t cme_backend_cuda =
+{
+    .name   = "CUDA (not built)",
+    .init   = nocuda_init,
+    .uninit = nocuda_void,
+};
+
+int cme_cuda_device_count( void )
+{
+    return 0;
+}
+
+int cuda_me_have_cuda( void )
+{
+    return 0;
+}
+
+#endif

@@ -1,0 +1,166 @@
+/*****************************************************************************
+ * cuda_me.h: full-search integer motion estimation on the GPU, for x264
+ *****************************************************************************
+ * Public API.  Plain C99: no CUDA types, no x264 headers.
+ *
+ * The library searches, for every 16x16 macroblock of a "current" frame, every
+ * integer position of a window in a "reference" frame and returns, for each of
+ * the 41 H.264 partitions of the macroblock, the best motion vector and its
+ * cost.  The search is defined exactly (see spec.h and README.md):
+ *
+ *   window   (0,0) +- range, intersected with x264's static MV limits
+ *   pixels   outside the frame are the nearest edge pixel (x264's padding)
+ *   cost     integer SAD of the partition + mv_cost[dx] + mv_cost[dy]
+ *   ties     the first position in raster order (smallest dy, then dx) wins
+ *
+ * Two backends compute it: the C reference (always available) and CUDA.  Both
+ * give bit-identical results, so an encoder that uses them produces
+ * byte-identical bitstreams whichever backend ran.
+ *
+ * Threading: put_frame, submit and release_frame are called by one producer
+ * thread; get, done, error and stats may be called from any thread.
+ *****************************************************************************/
+
+#ifndef CUDA_ME_CUDA_ME_H
+#define CUDA_ME_CUDA_ME_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUDA_ME_API_VERSION 1
+
+/* Partitions of one macroblock, in the order results are stored.
+ * 4x4 blocks are numbered as x264 does: idx = 4*i8x8 + i4x4, where both
+ * 8x8 and 4x4 go left-right then top-bottom inside their parent. */
+#define CUDA_ME_NPART       41  /* all partitions (x264 --partitions p4x4) */
+#define CUDA_ME_NPART_8x8    9  /* 16x16, 16x8, 8x16 and 8x8 only */
+#define CUDA_ME_PART_16x16   0  /* 1 */
+#define CUDA_ME_PART_16x8    1  /* 2: top, bottom */
+#define CUDA_ME_PART_8x16    3  /* 2: left, right */
+#define CUDA_ME_PART_8x8     5  /* 4: + i8x8 */
+#define CUDA_ME_PART_8x4     9  /* 8: + 2*i8x8 + (0 top, 1 bottom) */
+#define CUDA_ME_PART_4x8    17  /* 8: + 2*i8x8 + (0 left, 1 right) */
+#define CUDA_ME_PART_4x4    25  /* 16: + 4*i8x8 + i4x4 */
+
+#define CUDA_ME_RANGE_MIN    4
+#define CUDA_ME_RANGE_MAX  128
+#define CUDA_ME_MIN_SIZE    16  /* smallest width and height, in pixels */
+#define CUDA_ME_MAX_SIZE 16384  /* largest width and height, in pixels */
+
+enum cuda_me_backend
+{
+    CUDA_ME_BACKEND_AUTO = 0,   /* CUDA */
+    CUDA_ME_BACKEND_CUDA = 1,
+    CUDA_ME_BACKEND_C    = 2,   /* the C reference */
+};
+
+/* Log levels: the same numbers as X264_LOG_*. */
+enum cuda_me_log_level
+{
+    CUDA_ME_LOG_ERROR   = 0,
+    CUDA_ME_LOG_WARNING = 1,
+    CUDA_ME_LOG_INFO    = 2,
+    CUDA_ME_LOG_DEBUG   = 3,
+};
+
+/* Error codes (negative return values). */
+enum cuda_me_error
+{
+    CUDA_ME_OK        =  0,
+    CUDA_ME_EINVAL    = -1,  /* bad parameter or call sequence */
+    CUDA_ME_ENOMEM    = -2,  /* host or device allocation failed */
+    CUDA_ME_ENODEV    = -3,  /* no usable CUDA driver or device */
+    CUDA_ME_EDEVICE   = -4,  /* a CUDA call failed */
+    CUDA_ME_ENOTBUILT = -5,  /* backend not compiled in */
+};
+
+/* Best vector of one partition.  mv is full-pel and relative to the
+ * macroblock (not to the partition); cost = SAD + mv_cost[mvx] + mv_cost[mvy]. */
+typedef struct cuda_me_result_t
+{
+    int16_t  mv[2];
+    uint32_t cost;
+} cuda_me_result_t;
+
+typedef struct cuda_me_param_t
+{
+    int i_width;        /* luma width in pixels, multiple of 16 */
+    int i_height;       /* luma height in pixels, multiple of 16 */
+    int i_range;        /* search range R: window (0,0) +- R, full-pel, 4..128 */
+    int i_mv_range;     /* x264's param.analyse.i_mv_range, >= 32: static MV limits */
+    int i_parts;        /* CUDA_ME_NPART_8x8 or CUDA_ME_NPART results per macroblock */
+    /* Cost of one full-pel vector component d in [-i_range, i_range] is
+     * mv_cost[i_range + d] (copied at open).  NULL: pure SAD. */
+    const uint16_t *mv_cost;
+    int i_backend;      /* enum cuda_me_backend */
+    int i_device;       /* CUDA device ordinal */
+    /* Log callback, may be NULL (then messages go to stderr). */
+    void (*pf_log)( void *opaque, int i_level, const char *fmt, va_list ap );
+    void *p_log_opaque;
+} cuda_me_param_t;
+
+typedef struct cuda_me_stats_t
+{
+    int     i_backend;          /* backend that ran: CUDA_ME_BACKEND_CUDA or _C */
+    char    device[128];        /* device or backend name */
+    int64_t i_frames;           /* frames put */
+    int64_t i_jobs;             /* pairs submitted */
+    int64_t i_jobs_got;         /* pairs whose results were read by get() */
+    int64_t i_get_waits;        /* get() calls that had to wait */
+    double  f_search_ms;        /* time spent searching (GPU kernels, or C) */
+    double  f_upload_ms;        /* host-to-device copies of frames */
+    double  f_download_ms;      /* device-to-host copies of results */
+    double  f_wait_ms;          /* time callers of get() spent blocked */
+    int64_t i_device_bytes;     /* device memory held now */
+    int64_t i_device_bytes_peak;
+    int64_t i_host_bytes;       /* host (pinned) memory held now */
+} cuda_me_stats_t;
+
+typedef struct cuda_me_t cuda_me_t;
+
+/* The hook table.  Every member is always set. */
+typedef struct cuda_me_function_t
+{
+    /* NULL on failure, after logging why.  *err (if not NULL) gets the code. */
+    cuda_me_t *(*open)( const cuda_me_param_t *param, int *err );
+    /* Waits for work in flight, frees everything. */
+    void (*close)( cuda_me_t *h );
+    /* Copies the luma plane (i_width x i_height, i_stride bytes per row) now;
+     * the caller may reuse the memory on return.  i_frame must be new. */
+    int  (*put_frame)( cuda_me_t *h, int i_frame, const uint8_t *luma, intptr_t i_stride );
+    /* Searches i_cur against i_ref, asynchronously.  Both must have been put.
+     * Returns 0, or 1 if a frame is unknown (nothing submitted), or < 0. */
+    int  (*submit)( cuda_me_t *h, int i_cur, int i_ref );
+    /* No new job will name i_frame as a reference (call once per frame). */
+    void (*release_frame)( cuda_me_t *h, int i_frame );
+    /* Results of a submitted pair: [mb_y][mb_x][i_parts].  Blocks until they
+     * are ready.  NULL if the pair was never submitted or an error occurred.
+     * Valid until done(i_cur); may be called many times from many threads. */
+    const cuda_me_result_t *(*get)( cuda_me_t *h, int i_cur, int i_ref );
+    /* i_cur is finished: frees its results. */
+    void (*done)( cuda_me_t *h, int i_cur );
+    /* Sticky error: 0, or the first error code. */
+    int  (*error)( cuda_me_t *h );
+    void (*stats)( cuda_me_t *h, cuda_me_stats_t *s );
+} cuda_me_function_t;
+
+/* Fills *pf.  Returns 0, or < 0 if api_version is not CUDA_ME_API_VERSION. */
+int cuda_me_init( int api_version, cuda_me_function_t *pf );
+
+/* Name of a backend, of an error code. */
+const char *cuda_me_backend_name( int i_backend );
+const char *cuda_me_strerror( int err );
+
+/* Whether the CUDA backend was compiled in (1) or not (0). */
+int cuda_me_have_cuda( void );
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,134 @@
+/*****************************************************************************
+ * internal.h: private structures of the cuda_me library
+ *****************************************************************************/
+
+#ifndef CUDA_ME_INTERNAL_H
+#define CUDA_ME_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "cuda_me.h"
+#include "spec.h"
+
+#define CME_MAX_PARTS CUDA_ME_NPART
+
+/* A source frame known to the library.  Slots are recycled through a free
+ * list, so their buffers are allocated once and reused. */
+typedef struct cme_frame_t
+{
+    int i_frame;
+    int b_released;          /* no new job will name it as reference */
+    int b_done;              /* done() was called with it as current frame */
+    int i_refs;              /* live jobs that name it as reference */
+    uint8_t *plane;          /* C backend: pixel (0,0) of a CME_PAD-bordered copy */
+    intptr_t i_stride;
+    void *p_alloc;           /* C backend: the allocation behind plane */
+    void *gpu;               /* CUDA backend: struct cme_cuda_frame_t */
+    struct cme_frame_t *next;
+} cme_frame_t;
+
+enum cme_job_state
+{
+    CME_JOB_PENDING = 0,     /* submitted; results not known to be ready */
+    CME_JOB_RUNNING,         /* a get() is computing or waiting for them */
+    CME_JOB_DONE,
+    CME_JOB_FAILED,
+};
+
+typedef struct cme_job_t
+{
+    int i_cur, i_ref;
+    cme_frame_t *cur, *ref;
+    int i_state;
+    int b_got;               /* results were read at least once */
+    cuda_me_result_t *res;   /* [mb][i_parts] */
+    void *gpu;               /* CUDA backend: struct cme_cuda_job_t */
+    struct cme_job_t *next;
+} cme_job_t;
+
+typedef struct cme_backend_t
+{
+    const char *name;
+    int  (*init)( cuda_me_t *h );
+    void (*uninit)( cuda_me_t *h );
+    /* Buffers of a new frame or job slot; called when no free slot exists. */
+    int  (*frame_alloc)( cuda_me_t *h, cme_frame_t *f );
+    void (*frame_free)( cuda_me_t *h, cme_frame_t *f );
+    int  (*frame_put)( cuda_me_t *h, cme_frame_t *f, const uint8_t *luma, intptr_t i_stride );
+    int  (*job_alloc)( cuda_me_t *h, cme_job_t *j );
+    void (*job_free)( cuda_me_t *h, cme_job_t *j );
+    /* Starts the search (may do nothing: then job_finish computes). */
+    int  (*job_submit)( cuda_me_t *h, cme_job_t *j );
+    /* Blocks until j->res holds the results. */
+    int  (*job_finish)( cuda_me_t *h, cme_job_t *j );
+    /* j is about to be recycled: wait for any work still reading its buffers. */
+    void (*job_retire)( cuda_me_t *h, cme_job_t *j );
+} cme_backend_t;
+
+enum cme_fault_kind
+{
+    CME_FAULT_ALLOC = 0,     /* host or device allocation */
+    CME_FAULT_LAUNCH,        /* kernel launch (CUDA) / search (C) */
+    CME_FAULT_COPY,          /* a copy between host and device (CUDA) / frame copy (C) */
+    CME_FAULT_DEVICE,        /* device open */
+    CME_FAULT_KINDS
+};
+
+struct cuda_me_t
+{
+    cuda_me_param_t param;
+    uint16_t *mv_cost;       /* own copy, 2*range+1 entries, or NULL */
+    int i_mb_width, i_mb_height, i_mb_count;
+    int i_parts;
+    int i_backend;           /* CUDA_ME_BACKEND_CUDA or _C after open */
+    const cme_backend_t *be;
+    void *gpu;               /* CUDA backend state */
+
+    pthread_mutex_t lock;
+    pthread_cond_t  cv;
+    cme_frame_t *frames, *free_frames;
+    cme_job_t   *jobs, *free_jobs;
+    int i_error;             /* sticky */
+    int b_error_logged;
+
+    int64_t fault_at[CME_FAULT_KINDS];   /* 1-based index of the op to fail, 0 = never */
+    int64_t fault_count[CME_FAULT_KINDS];
+
+    cuda_me_stats_t stats;
+};
+
+void cme_log( cuda_me_t *h, int i_level, const char *fmt, ... )
+#ifdef __GNUC__
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Records the first error, logs it once; returns err. */
+int cme_set_error( cuda_me_t *h, int err );
+
+/* Fault injection (environment CUDA_ME_FAULT="alloc:N,launch:N,copy:N,device:N"):
+ * returns 1 if this operation, the Nth of its kind, must fail. */
+int cme_fault( cuda_me_t *h, int kind );
+
+double cme_time_ms( void );
+
+/* The C reference search of one frame pair.  cur and ref point at pixel (0,0)
+ * of planes with at least 18 (CME_PAD) replicated pixels on every side. */
+void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
+                   const uint8_t *ref, intptr_t i_ref_stride,
+                   int i_mb_width, int i_mb_height, int i_range, int i_mv_range,
+                   const uint16_t *mv_cost, int i_parts, cuda_me_result_t *out );
+
+/* Copies a w x h plane into dst (pixel (0,0), stride) and replicates its
+ * edges CME_PAD pixels outwards. */
+void cme_copy_padded( uint8_t *dst, intptr_t i_dst_stride, const uint8_t *src, intptr_t i_src_stride,
+                      int w, int h );
+
+extern const cme_backend_t cme_backend_c;
+extern const cme_backend_t cme_backend_cuda;
+
+/* CUDA backend helpers for tests and the benchmark (cuda.c). */
+int cme_cuda_device_count( void );
+
+#endif

@@ -1,0 +1,55 @@
+/*****************************************************************************
+ * kernels.h: launchers of the CUDA kernels (me_cuda.cu), callable from C
+ *****************************************************************************/
+
+#ifndef CUDA_ME_KERNELS_H
+#define CUDA_ME_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#include "cuda_me.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One frame-pair search.  Planes point at pixel (0,0) and have CME_PAD
+ * replicated pixels on every side; pitch in bytes, a multiple of 16. */
+typedef struct cme_launch_t
+{
+    const uint8_t *cur, *ref;
+    int i_pitch;
+    int i_mb_width, i_mb_height;
+    int i_range, i_mv_range;
+    int i_parts;                    /* 9 or 41 */
+    const uint16_t *mv_cost;        /* device, 2*range+1 entries, or NULL */
+    uint64_t *blk_keys;             /* device scratch, cme_cuda_scratch_size() bytes */
+    cuda_me_result_t *out;          /* device, mb_count * i_parts */
+} cme_launch_t;
+
+/* Scratch bytes one launch with these dimensions needs. */
+size_t cme_cuda_scratch_size( int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_parts );
+
+/* Kernels 1+2 (fused) and 3.  Returns the launch error, if any. */
+cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stream );
+
+/* Replicates the edges of a w x h plane CME_PAD pixels outwards. */
+cudaError_t cme_cuda_pad( uint8_t *plane, int i_pitch, int w, int h, cudaStream_t stream );
+
+/* Whether this device can run the kernels (an image for its architecture
+ * is present); sets up their shared-memory limits. */
+cudaError_t cme_cuda_prepare( void );
+
+/* The paper's three unfused kernels (dev/me_cuda_paper.cu), for the
+ * benchmark and the tests only; needs cme_cuda_paper_scratch_size() bytes
+ * of scratch in l->blk_keys. */
+size_t cme_cuda_paper_scratch_size( int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_parts );
+cudaError_t cme_cuda_search_paper( const cme_launch_t *l, cudaStream_t stream );
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

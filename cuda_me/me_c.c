@@ -1,0 +1,201 @@
+/*****************************************************************************
+ * me_c.c: the C reference backend: the specification of the GPU search
+ *****************************************************************************
+ * cme_search_c() is the definition the CUDA kernels are tested against: for
+ * each macroblock, every position of its window (spec.h) in raster order, 16
+ * 4x4 SADs, merged into 41 partition costs, strict '<' so that the first
+ * position of equal cost wins.  It is written for clarity first; the loops
+ * are plain enough for the compiler to vectorise the 4x4 SADs.
+ *****************************************************************************/
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void cme_copy_padded( uint8_t *dst, intptr_t i_dst_stride, const uint8_t *src, intptr_t i_src_stride,
+                      int w, int h )
+{
+    for( int y = 0; y < h; y++ )
+    {
+        uint8_t *d = dst + y * i_dst_stride;
+        memcpy( d, src + y * i_src_stride, w );
+        memset( d - CME_PAD, d[0], CME_PAD );
+        memset( d + w, d[w-1], CME_PAD );
+    }
+    for( int y = 1; y <= CME_PAD; y++ )
+    {
+        memcpy( dst - y * i_dst_stride - CME_PAD, dst - CME_PAD, w + 2*CME_PAD );
+        memcpy( dst + (h - 1 + y) * i_dst_stride - CME_PAD, dst + (h - 1) * i_dst_stride - CME_PAD, w + 2*CME_PAD );
+    }
+}
+
+static inline uint32_t sad_4x4( const uint8_t *a, intptr_t sa, const uint8_t *b, intptr_t sb )
+{
+    uint32_t sum = 0;
+    for( int y = 0; y < 4; y++, a += sa, b += sb )
+        for( int x = 0; x < 4; x++ )
+            sum += abs( a[x] - b[x] );
+    return sum;
+}
+
+void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
+                   const uint8_t *ref, intptr_t i_ref_stride,
+                   int i_mb_width, int i_mb_height, int i_range, int i_mv_range,
+                   const uint16_t *mv_cost, int i_parts, cuda_me_result_t *out )
+{
+    for( int mb_y = 0; mb_y < i_mb_height; mb_y++ )
+        for( int mb_x = 0; mb_x < i_mb_width; mb_x++ )
+        {
+            cme_window_t w = cme_get_window( mb_x, mb_y, i_mb_width, i_mb_height, i_range, i_mv_range );
+            const uint8_t *c = cur + 16*mb_y * i_cur_stride + 16*mb_x;
+            uint32_t best[CME_MAX_PARTS];
+            int16_t  best_mv[CME_MAX_PARTS][2];
+            for( int p = 0; p < i_parts; p++ )
+                best[p] = UINT32_MAX;
+
+            for( int dy = w.y_min; dy <= w.y_max; dy++ )
+                for( int dx = w.x_min; dx <= w.x_max; dx++ )
+                {
+                    const uint8_t *r = ref + (16*mb_y + dy) * i_ref_stride + 16*mb_x + dx;
+                    uint32_t s[16], cost[CME_MAX_PARTS];
+                    for( int i = 0; i < 16; i++ )
+                    {
+                        int ox = cme_blk4_x( i ), oy = cme_blk4_y( i );
+                        s[i] = sad_4x4( c + oy * i_cur_stride + ox, i_cur_stride,
+                                        r + oy * i_ref_stride + ox, i_ref_stride );
+                    }
+                    uint32_t mvc = mv_cost ? mv_cost[i_range + dx] + mv_cost[i_range + dy] : 0;
+                    cme_merge( s, mvc, cost );
+                    for( int p = 0; p < i_parts; p++ )
+                        if( cost[p] < best[p] )
+                        {
+                            best[p] = cost[p];
+                            best_mv[p][0] = dx;
+                            best_mv[p][1] = dy;
+                        }
+                }
+
+            cuda_me_result_t *o = out + (mb_y * i_mb_width + mb_x) * i_parts;
+            for( int p = 0; p < i_parts; p++ )
+            {
+                o[p].mv[0] = best_mv[p][0];
+                o[p].mv[1] = best_mv[p][1];
+                o[p].cost = best[p];
+            }
+        }
+}
+
+/* ---------------------------------------------------------------- backend */
+
+static int c_init( cuda_me_t *h )
+{
+    (void)h;
+    return 0;
+}
+
+static void c_uninit( cuda_me_t *h )
+{
+    (void)h;
+}
+
+static int c_frame_alloc( cuda_me_t *h, cme_frame_t *f )
+{
+    f->i_stride = (h->param.i_width + 2*CME_PAD + 63) & ~63;
+    size_t size = f->i_stride * (h->param.i_height + 2*CME_PAD);
+    if( cme_fault( h, CME_FAULT_ALLOC ) || !(f->p_alloc = malloc( size )) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "cannot allocate %zu bytes for a frame\n", size );
+        return CUDA_ME_ENOMEM;
+    }
+    f->plane = (uint8_t*)f->p_alloc + CME_PAD * f->i_stride + CME_PAD;
+    pthread_mutex_lock( &h->lock );
+    h->stats.i_host_bytes += size;
+    pthread_mutex_unlock( &h->lock );
+    return 0;
+}
+
+static void c_frame_free( cuda_me_t *h, cme_frame_t *f )
+{
+    (void)h;
+    free( f->p_alloc );
+    f->p_alloc = NULL;
+}
+
+static int c_frame_put( cuda_me_t *h, cme_frame_t *f, const uint8_t *luma, intptr_t i_stride )
+{
+    if( cme_fault( h, CME_FAULT_COPY ) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "frame copy failed (injected)\n" );
+        return CUDA_ME_EDEVICE;
+    }
+    cme_copy_padded( f->plane, f->i_stride, luma, i_stride, h->param.i_width, h->param.i_height );
+    return 0;
+}
+
+static int c_job_alloc( cuda_me_t *h, cme_job_t *j )
+{
+    size_t size = (size_t)h->i_mb_count * h->i_parts * sizeof(cuda_me_result_t);
+    if( cme_fault( h, CME_FAULT_ALLOC ) || !(j->res = malloc( size )) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "cannot allocate %zu bytes for results\n", size );
+        return CUDA_ME_ENOMEM;
+    }
+    pthread_mutex_lock( &h->lock );
+    h->stats.i_host_bytes += size;
+    pthread_mutex_unlock( &h->lock );
+    return 0;
+}
+
+static void c_job_free( cuda_me_t *h, cme_job_t *j )
+{
+    (void)h;
+    free( j->res );
+    j->res = NULL;
+}
+
+static int c_job_submit( cuda_me_t *h, cme_job_t *j )
+{
+    /* The search runs in the first get(): consumers search in parallel, and
+     * pairs nobody asks for cost nothing. */
+    (void)h; (void)j;
+    return 0;
+}
+
+static int c_job_finish( cuda_me_t *h, cme_job_t *j )
+{
+    if( cme_fault( h, CME_FAULT_LAUNCH ) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "search failed (injected)\n" );
+        return CUDA_ME_EDEVICE;
+    }
+    double t0 = cme_time_ms();
+    cme_search_c( j->cur->plane, j->cur->i_stride, j->ref->plane, j->ref->i_stride,
+                  h->i_mb_width, h->i_mb_height, h->param.i_range, h->param.i_mv_range,
+                  h->mv_cost, h->i_parts, j->res );
+    double t1 = cme_time_ms();
+    pthread_mutex_lock( &h->lock );
+    h->stats.f_search_ms += t1 - t0;
+    pthread_mutex_unlock( &h->lock );
+    return 0;
+}
+
+static void c_job_retire( cuda_me_t *h, cme_job_t *j )
+{
+    (void)h; (void)j;
+}
+
+const cme_backend_t cme_backend_c =
+{
+    .name        = "C reference",
+    .init        = c_init,
+    .uninit      = c_uninit,
+    .frame_alloc = c_frame_alloc,
+    .frame_free  = c_frame_free,
+    .frame_put   = c_frame_put,
+    .job_alloc   = c_job_alloc,
+    .job_free    = c_job_free,
+    .job_submit  = c_job_submit,
+    .job_finish  = c_job_finish,
+    .job_retire  = c_job_retire,
+};

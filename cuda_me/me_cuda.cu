@@ -1,0 +1,407 @@
+/*****************************************************************************
+ * me_cuda.cu: the full-search kernels
+ *****************************************************************************
+ * The method of the paper, three steps per frame pair:
+ *   1. for each macroblock and each search position, the 16 SADs of its 4x4
+ *      blocks, with the macroblock and the search window it needs loaded into
+ *      shared memory once per thread block;
+ *   2. the merge of the 4x4 SADs into the 41 partitions plus the MV cost, and
+ *      the first reduction, over all the positions of a thread block;
+ *   3. the second reduction, across the thread blocks of a macroblock.
+ *
+ * search_kernel does steps 1 and 2 (fused: the 16 SADs never leave
+ * registers), reduce_kernel step 3.  dev/me_cuda_paper.cu keeps the unfused
+ * three-kernel version; results/ has the numbers behind the fusion.
+ *
+ * search_kernel<NP>, NP = 9 or 41 partitions
+ *   grid (macroblocks, blocks per macroblock), 64..128 threads (the host picks
+ *   threads, runs per thread and blocks per macroblock for each range so that
+ *   few threads idle: search_geom()).
+ *   A macroblock's window (spec.h) of wx x wy positions is cut into "runs":
+ *   K = 8 vertically adjacent positions of one column.  Run u of a
+ *   macroblock is column u % wx, rows from 8*(u / wx); the last run of each
+ *   column is moved up to end on the window's last row (positions evaluated
+ *   twice give equal keys, so the minimum is unchanged).  Thread t of a block
+ *   does runs t, t + threads, ... of the block's share: per row of the
+ *   macroblock, one broadcast shared load of the macroblock row, one load of a
+ *   reference row into a rolling buffer of K rows, and 4 vabsdiff4 per
+ *   position (one per 4x4 block column).  After every 4th row the four
+ *   finished 4x4 SADs of each position are merged into the partitions they
+ *   complete.
+ *   Keys: cost << 14 | raster index relative to the block's first window
+ *   row, 32 bits; kept per thread with one min(a + b, c) per partition and
+ *   position (__viaddmin_u32, a DPX instruction on sm_90), reduced with
+ *   __reduce_min_sync per warp and then across the warps; across blocks
+ *   cost << 32 | raster index in the window, 64 bits.
+ *   The window is stored in shared memory as s_win[row][j] = the 4 bytes
+ *   starting at column j, so every thread reads aligned words and the 32 lanes
+ *   of a warp read 32 consecutive words: no bank conflicts.
+ *
+ * reduce_kernel<NP>: one thread per (macroblock, partition), min over the
+ *   blocks of the macroblock, decodes the key into (mv, cost).
+ *
+ * pad_kernel: replicates frame edges into the CME_PAD border.
+ *****************************************************************************/
+
+#include <stdint.h>
+
+#include "spec.h"
+#include "kernels.h"
+#include "reduce.cuh"
+
+#define MAX_THREADS 128
+#define MAX_WARPS   (MAX_THREADS / 32)
+#define MAX_RUNS      8 /* runs per thread */
+#define K             8 /* positions per run; at most 9 (the smallest window height) */
+
+/* Value ranges behind the 32-bit keys:
+ *   cost <= 65280 + 2*65535 < 2^18, so cost << 14 < 2^32;
+ *   a block of n runs spans at most (n + wx - 2) / wx + 1 run groups of K
+ *   rows, so its raster indices are below (n + 2*wx) * K; search_geom()
+ *   checks that this stays below 2^14. */
+#define KEY_SHIFT 14
+
+static __device__ __forceinline__ uint32_t vabsdiff4_add( uint32_t a, uint32_t b, uint32_t c )
+{
+    uint32_t d;
+    asm( "vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c) );
+    return d;
+}
+
+/* best = min(x + kk, best): one instruction on sm_90. */
+static __device__ __forceinline__ void upd( uint32_t &best, uint32_t x, uint32_t kk )
+{
+    best = __viaddmin_u32( x, kk, best );
+}
+
+/* First window row of run group g. */
+static __host__ __device__ __forceinline__ int run_row( int g, int wy )
+{
+    return cme_imin( g * K, wy - K );
+}
+
+static __host__ __device__ __forceinline__ int run_count( int wx, int wy )
+{
+    return wx * ((wy + K - 1) / K);
+}
+
+/* Words per shared row of the window: columns j = 0 .. off + wx - 1 + 12,
+ * off <= 3, rounded up to whole uint4. */
+static __host__ __device__ __forceinline__ int row_words( int wx )
+{
+    return (wx + 18) & ~3;
+}
+
+/* Shared-memory layout, in 32-bit words. */
+#define SMEM_CUR 0                          /* 16 rows x 4 words */
+#define SMEM_RED 64                         /* [MAX_WARPS][NP] */
+#define SMEM_WIN( np ) ((64 + MAX_WARPS * (np) + 3) & ~3)
+
+/* The 4x4 SADs of block row b (0..3) of one position are final: fold them
+ * into every partition they complete.  s: SADs of block columns 0..3.
+ * up: what the upper half of the current 8x8 row left behind; col: the 8x8
+ * SADs of the top 8x8 row (for 8x16 and 16x16). */
+template<int NP>
+static __device__ __forceinline__ void block_row( const int b, const uint32_t s[4], uint32_t up[4],
+                                                  uint32_t col[2], const uint32_t kk, uint32_t best[NP] )
+{
+    const uint32_t S0 = s[0] << KEY_SHIFT, S1 = s[1] << KEY_SHIFT, S2 = s[2] << KEY_SHIFT, S3 = s[3] << KEY_SHIFT;
+    const int i8 = (b >> 1) * 2;   /* 8x8 on the left of this block row */
+    const int j = b & 1;           /* upper or lower half of the 8x8 */
+    const uint32_t h0 = S0 + S1, h1 = S2 + S3;
+    uint32_t e0, e1;
+    if( NP == CUDA_ME_NPART )
+    {
+        upd( best[CUDA_ME_PART_4x4 + 4*i8     + 2*j    ], S0, kk );
+        upd( best[CUDA_ME_PART_4x4 + 4*i8     + 2*j + 1], S1, kk );
+        upd( best[CUDA_ME_PART_4x4 + 4*i8 + 4 + 2*j    ], S2, kk );
+        upd( best[CUDA_ME_PART_4x4 + 4*i8 + 4 + 2*j + 1], S3, kk );
+        upd( best[CUDA_ME_PART_8x4 + 2*i8     + j], h0, kk );
+        upd( best[CUDA_ME_PART_8x4 + 2*i8 + 2 + j], h1, kk );
+        if( !j )
+        {
+            up[0] = S0; up[1] = S1; up[2] = S2; up[3] = S3;
+            return;
+        }
+        const uint32_t v0 = up[0] + S0, v1 = up[1] + S1, v2 = up[2] + S2, v3 = up[3] + S3;
+        upd( best[CUDA_ME_PART_4x8 + 2*i8    ], v0, kk );
+        upd( best[CUDA_ME_PART_4x8 + 2*i8 + 1], v1, kk );
+        upd( best[CUDA_ME_PART_4x8 + 2*i8 + 2], v2, kk );
+        upd( best[CUDA_ME_PART_4x8 + 2*i8 + 3], v3, kk );
+        e0 = v0 + v1;
+        e1 = v2 + v3;
+    }
+    else
+    {
+        if( !j )
+        {
+            up[0] = h0; up[1] = h1;
+            return;
+        }
+        e0 = up[0] + h0;
+        e1 = up[1] + h1;
+    }
+    upd( best[CUDA_ME_PART_8x8 + i8    ], e0, kk );
+    upd( best[CUDA_ME_PART_8x8 + i8 + 1], e1, kk );
+    upd( best[CUDA_ME_PART_16x8 + (b >> 1)], e0 + e1, kk );
+    if( b == 1 )
+    {
+        col[0] = e0;
+        col[1] = e1;
+    }
+    else
+    {
+        const uint32_t l = col[0] + e0, r = col[1] + e1;
+        upd( best[CUDA_ME_PART_8x16    ], l, kk );
+        upd( best[CUDA_ME_PART_8x16 + 1], r, kk );
+        upd( best[CUDA_ME_PART_16x16], l + r, kk );
+    }
+}
+
+static __device__ __forceinline__ void load_row( uint32_t r[4], const uint32_t *p )
+{
+    r[0] = p[0]; r[1] = p[4]; r[2] = p[8]; r[3] = p[12];
+}
+
+/* Steps 1 and 2 for the K positions of one run.  rw: the run's first
+ * reference row in s_win, at the run's column. */
+template<int NP>
+static __device__ __forceinline__ void search_run( const uint4 *s_cur, const uint32_t *rw, const int rowlen,
+                                                   const uint32_t kk[K], uint32_t best[NP] )
+{
+    uint32_t ref[K][4], acc[K][4], up[K][4], col[K][2];
+#pragma unroll
+    for( int i = 0; i < K - 1; i++ )
+        load_row( ref[i], rw + i * rowlen );
+#pragma unroll
+    for( int m = 0; m < 16; m++ )
+    {
+        load_row( ref[(m + K - 1) % K], rw + (m + K - 1) * rowlen );
+        const uint4 c = s_cur[m];
+#pragma unroll
+        for( int k = 0; k < K; k++ )
+        {
+            const uint32_t *r = ref[(m + k) % K];
+            const bool first = !(m & 3);
+            acc[k][0] = vabsdiff4_add( c.x, r[0], first ? 0u : acc[k][0] );
+            acc[k][1] = vabsdiff4_add( c.y, r[1], first ? 0u : acc[k][1] );
+            acc[k][2] = vabsdiff4_add( c.z, r[2], first ? 0u : acc[k][2] );
+            acc[k][3] = vabsdiff4_add( c.w, r[3], first ? 0u : acc[k][3] );
+        }
+        if( (m & 3) == 3 )
+        {
+#pragma unroll
+            for( int k = 0; k < K; k++ )
+                block_row<NP>( m >> 2, acc[k], up[k], col[k], kk[k], best );
+        }
+    }
+}
+
+typedef struct search_geom_t
+{
+    int threads;          /* per block, a multiple of 32 */
+    int runs_per_thread;
+    int nb;               /* blocks per macroblock */
+    size_t smem;          /* dynamic shared memory, bytes */
+} search_geom_t;
+
+template<int NP>
+__global__ void __launch_bounds__( MAX_THREADS, 3 )
+search_kernel( const cme_launch_t a, const search_geom_t geo )
+{
+    extern __shared__ uint4 smem4[];
+    uint32_t *smem = (uint32_t*)smem4;
+    const uint4 *s_cur = smem4 + SMEM_CUR / 4;
+    uint32_t *s_red = smem + SMEM_RED;
+    uint32_t *s_win = smem + SMEM_WIN( NP );
+
+    const int t = threadIdx.x, nt = blockDim.x;
+    const int mb = blockIdx.x;
+    const int mb_x = mb % a.i_mb_width, mb_y = mb / a.i_mb_width;
+    const cme_window_t w = cme_get_window( mb_x, mb_y, a.i_mb_width, a.i_mb_height, a.i_range, a.i_mv_range );
+    const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
+    const int runs = run_count( wx, wy );
+    const int u0 = blockIdx.y * nt * geo.runs_per_thread;
+    uint64_t *bk = a.blk_keys + ((size_t)mb * geo.nb + blockIdx.y) * NP;
+    if( u0 >= runs )   /* edge macroblocks have smaller windows */
+    {
+        for( int p = t; p < NP; p += nt )
+            bk[p] = CME_KEY_NONE;
+        return;
+    }
+    const int u1 = cme_imin( u0 + nt * geo.runs_per_thread, runs );
+    const int row_lo = run_row( u0 / wx, wy );
+    const int nrows = run_row( (u1 - 1) / wx, wy ) - row_lo + K + 15;
+    const int x0 = 16*mb_x + w.x_min, off = x0 & 3;
+    const int rowlen = row_words( wx ), nq = rowlen / 4;
+
+    /* Step 1a: the macroblock and the window, once per block. */
+    if( t < 16 )
+        smem4[SMEM_CUR / 4 + t] = *(const uint4*)(a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x);
+    const uint8_t *wbase = a.ref + (16*mb_y + w.y_min + row_lo) * a.i_pitch + (x0 - off);
+    for( int i = t; i < nrows * nq; i += nt )
+    {
+        const int r = i / nq, q = i - r * nq;
+        const uint32_t *src = (const uint32_t*)(wbase + r * a.i_pitch + 4*q);
+        const uint32_t lo = __ldg( src ), hi = __ldg( src + 1 );
+        *(uint4*)(s_win + r * rowlen + 4*q) =
+            make_uint4( lo, __funnelshift_r( lo, hi, 8 ), __funnelshift_r( lo, hi, 16 ), __funnelshift_r( lo, hi, 24 ) );
+    }
+    __syncthreads();
+
+    /* Steps 1b and 2a: this thread's runs u0 + t, u0 + t + nt, ...  Keys are
+     * cost << 14 | raster index relative to the block's first row, which
+     * orders positions exactly as the window's raster order does. */
+    uint32_t best[NP];
+#pragma unroll
+    for( int p = 0; p < NP; p++ )
+        best[p] = ~0u;
+    for( int u = u0 + t; u < u1; u += nt )
+    {
+        const int g = u / wx, c = u - g * wx, r0 = run_row( g, wy );
+        uint32_t kk[K];
+        const uint32_t mvcx = a.mv_cost ? a.mv_cost[a.i_range + w.x_min + c] : 0;
+#pragma unroll
+        for( int k = 0; k < K; k++ )
+        {
+            const uint32_t mvc = mvcx + (a.mv_cost ? a.mv_cost[a.i_range + w.y_min + r0 + k] : 0);
+            kk[k] = mvc << KEY_SHIFT | ((r0 + k - row_lo) * wx + c);
+        }
+        search_run<NP>( s_cur, s_win + (r0 - row_lo) * rowlen + c + off, rowlen, kk, best );
+    }
+
+    /* Step 2b: all threads to 1.  Per warp, 32 lanes to 1 with one
+     * instruction per partition; then the first NP threads take the minimum
+     * over the warps. */
+    const int lane = t & 31, warp = t >> 5, nwarps = nt >> 5;
+#pragma unroll
+    for( int p = 0; p < NP; p++ )
+    {
+        const uint32_t key = __reduce_min_sync( 0xffffffffu, best[p] );
+        if( !lane )
+            s_red[warp * NP + p] = key;
+    }
+    __syncthreads();
+    if( t < NP )
+    {
+        uint32_t key = s_red[t];
+        for( int i = 1; i < nwarps; i++ )
+            key = min( key, s_red[i * NP + t] );
+        bk[t] = cme_key( key >> KEY_SHIFT, row_lo * wx + (key & ((1u << KEY_SHIFT) - 1)) );
+    }
+}
+
+__global__ void pad_kernel( uint8_t *plane, const int pitch, const int w, const int h )
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x - CME_PAD;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y - CME_PAD;
+    if( x >= w + CME_PAD || y >= h + CME_PAD )
+        return;
+    if( x >= 0 && x < w && y >= 0 && y < h )
+        return;
+    plane[y * pitch + x] = plane[cme_imin( cme_imax( y, 0 ), h - 1 ) * pitch + cme_imin( cme_imax( x, 0 ), w - 1 )];
+}
+
+/* ---------------------------------------------------------------- host */
+
+static int window_rows( int wx, int wy, int runs_per_block )
+{
+    return cme_imin( wy, ((runs_per_block + wx - 2) / wx + 1) * K ) + 15;
+}
+
+/* Threads, runs per thread and blocks per macroblock: the fewest thread
+ * slots for the largest window, plus a fixed cost per thread (set-up and
+ * reduction, about 6 positions' worth of instructions). */
+static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, int np )
+{
+    int max_wx = 0, max_wy = 0;
+    for( int x = 0; x < mb_w; x++ )   /* wx depends on mb_x only, wy on mb_y only */
+    {
+        cme_window_t w = cme_get_window( x, 0, mb_w, mb_h, range, mv_range );
+        max_wx = cme_imax( max_wx, w.x_max - w.x_min + 1 );
+    }
+    for( int y = 0; y < mb_h; y++ )
+    {
+        cme_window_t w = cme_get_window( 0, y, mb_w, mb_h, range, mv_range );
+        max_wy = cme_imax( max_wy, w.y_max - w.y_min + 1 );
+    }
+    const int runs = run_count( max_wx, max_wy );
+    search_geom_t g = { MAX_THREADS, 1, 0, 0 };
+    long best = -1;
+    for( int nt = 64; nt <= MAX_THREADS; nt += 32 )
+        for( int u = 1; u <= MAX_RUNS; u++ )
+        {
+            const int nb = (runs + nt*u - 1) / (nt*u);
+            const long cost = (long)nb * nt * (u * K + 6);
+            if( best < 0 || cost < best )
+            {
+                best = cost;
+                g.threads = nt;
+                g.runs_per_thread = u;
+                g.nb = nb;
+            }
+        }
+    const int per_block = g.threads * g.runs_per_thread;
+    int max_words = 0;
+    for( int x = 0; x < mb_w; x++ )
+        for( int y = 0; y < mb_h; y++ )
+        {
+            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, range, mv_range );
+            int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
+            max_words = cme_imax( max_words, window_rows( wx, wy, per_block ) * row_words( wx ) );
+            /* the key's raster field */
+            if( (per_block + 2*wx) * K > (1 << KEY_SHIFT) )
+                g.nb = 0;
+        }
+    g.smem = (SMEM_WIN( np ) + max_words) * sizeof(uint32_t);
+    return g;
+}
+
+extern "C" size_t cme_cuda_scratch_size( int mb_w, int mb_h, int range, int mv_range, int np )
+{
+    search_geom_t g = search_geom( mb_w, mb_h, range, mv_range, np );
+    return (size_t)mb_w * mb_h * g.nb * np * sizeof(uint64_t);
+}
+
+extern "C" cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stream )
+{
+    search_geom_t g = search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_parts );
+    if( !g.nb )
+        return cudaErrorInvalidValue;
+    const int mb_count = l->i_mb_width * l->i_mb_height;
+    const dim3 grid( mb_count, g.nb );
+    const int n3 = mb_count * l->i_parts;
+    if( l->i_parts == CUDA_ME_NPART )
+    {
+        search_kernel<CUDA_ME_NPART><<<grid, g.threads, g.smem, stream>>>( *l, g );
+        reduce_kernel<CUDA_ME_NPART><<<(n3 + 255) / 256, 256, 0, stream>>>( *l, g.nb );
+    }
+    else
+    {
+        search_kernel<CUDA_ME_NPART_8x8><<<grid, g.threads, g.smem, stream>>>( *l, g );
+        reduce_kernel<CUDA_ME_NPART_8x8><<<(n3 + 255) / 256, 256, 0, stream>>>( *l, g.nb );
+    }
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cme_cuda_pad( uint8_t *plane, int pitch, int w, int h, cudaStream_t stream )
+{
+    const dim3 block( 32, 8 );
+    const dim3 grid( (w + 2*CME_PAD + 31) / 32, (h + 2*CME_PAD + 7) / 8 );
+    pad_kernel<<<grid, block, 0, stream>>>( plane, pitch, w, h );
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cme_cuda_prepare( void )
+{
+    cudaFuncAttributes attr;
+    cudaError_t e = cudaFuncGetAttributes( &attr, search_kernel<CUDA_ME_NPART> );
+    if( e != cudaSuccess )
+        return e;
+    /* The largest window (range 128) needs about 34 KiB; allow more for
+     * safety against future changes of K or THREADS. */
+    e = cudaFuncSetAttribute( search_kernel<CUDA_ME_NPART>, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 << 10 );
+    if( e == cudaSuccess )
+        e = cudaFuncSetAttribute( search_kernel<CUDA_ME_NPART_8x8>, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 << 10 );
+    return e;
+}

@@ -1,0 +1,38 @@
+/*****************************************************************************
+ * reduce.cuh: step 3 of the search, shared by the mainline and dev kernels
+ *****************************************************************************/
+
+#ifndef CUDA_ME_REDUCE_CUH
+#define CUDA_ME_REDUCE_CUH
+
+#include "spec.h"
+#include "kernels.h"
+
+/* blk_keys[mb][nb][NP]: each block's best key (cost << 32 | raster index in
+ * the window) per partition.  One thread per (macroblock, partition): the
+ * minimum over the blocks, decoded into (mv, cost).  Launch: 256 threads,
+ * (mb_count * NP + 255) / 256 blocks. */
+template<int NP>
+static __global__ void reduce_kernel( const cme_launch_t a, const int nb )
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int mb_count = a.i_mb_width * a.i_mb_height;
+    if( i >= mb_count * NP )
+        return;
+    const int mb = i / NP, p = i - mb * NP;
+    const uint64_t *bk = a.blk_keys + (size_t)mb * nb * NP + p;
+    uint64_t key = CME_KEY_NONE;
+    for( int b = 0; b < nb; b++ )
+        key = min( key, bk[b * NP] );
+    const cme_window_t w = cme_get_window( mb % a.i_mb_width, mb / a.i_mb_width, a.i_mb_width, a.i_mb_height,
+                                           a.i_range, a.i_mv_range );
+    const uint32_t wx = w.x_max - w.x_min + 1;
+    const uint32_t raster = (uint32_t)key;
+    const int dx = w.x_min + (int)(raster % wx), dy = w.y_min + (int)(raster / wx);
+    uint2 v;
+    v.x = (uint32_t)(uint16_t)dx | (uint32_t)(uint16_t)dy << 16;
+    v.y = (uint32_t)(key >> 32);
+    ((uint2*)a.out)[i] = v;
+}
+
+#endif

@@ -1,0 +1,91 @@
+/*****************************************************************************
+ * spec.h: the search both backends compute, bit for bit
+ *****************************************************************************
+ * Included by the C reference (me_c.c), the CUDA kernels (me_cuda.cu), the
+ * host code and the tests, so that the window, the partition merge and the
+ * tie rule have exactly one definition.
+ *****************************************************************************/
+
+#ifndef CUDA_ME_SPEC_H
+#define CUDA_ME_SPEC_H
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define CME_SPEC static __host__ __device__ __forceinline__
+#else
+#define CME_SPEC static inline
+#endif
+
+/* Replicated border kept around every stored frame, in pixels.  The window
+ * below never lets a block reach more than 18 pixels outside the frame
+ * (x264's 24 pixel MV limit minus its 6 pixel fpel border), and the GPU's
+ * shifted window loads read at most 4 more; 32 keeps rows aligned. */
+#define CME_PAD 32
+
+typedef struct cme_window_t
+{
+    int x_min, x_max, y_min, y_max;   /* full-pel, inclusive, x_min <= 0 <= x_max */
+} cme_window_t;
+
+CME_SPEC int cme_imin( int a, int b ) { return a < b ? a : b; }
+CME_SPEC int cme_imax( int a, int b ) { return a > b ? a : b; }
+
+/* The search window of macroblock (mb_x, mb_y): (0,0) +- range intersected
+ * with x264's static per-macroblock limits (mb_analyse_init in
+ * encoder/analyse.c: frame edges + 24 pixels, +- i_mv_range, minus
+ * i_fpel_border = 6).  x264's frame-thread and intra-refresh limits are not
+ * static; x264 clips the vectors it takes from us to its live limits.
+ * Always contains (0,0): the limits are at least 18 pixels each way. */
+CME_SPEC cme_window_t cme_get_window( int mb_x, int mb_y, int mb_w, int mb_h,
+                                      int range, int mv_range )
+{
+    cme_window_t w;
+    w.x_min = cme_imax( cme_imax( -16*mb_x - 24, -mv_range ) + 6, -range );
+    w.x_max = cme_imin( cme_imin( 16*(mb_w - mb_x - 1) + 24, mv_range - 1 ) - 6, range );
+    w.y_min = cme_imax( cme_imax( -16*mb_y - 24, -mv_range ) + 6, -range );
+    w.y_max = cme_imin( cme_imin( 16*(mb_h - mb_y - 1) + 24, mv_range - 1 ) - 6, range );
+    return w;
+}
+
+/* Merge the 16 4x4 SADs of one position (x264 order, idx = 4*i8x8 + i4x4)
+ * into the costs of all partitions, each plus the same MV cost.  Range: a
+ * 16x16 SAD is at most 65280 and mv_cost at most 2*65535, so a cost fits in
+ * 18 bits. */
+CME_SPEC void cme_merge( const uint32_t s[16], uint32_t mvc, uint32_t cost[41] )
+{
+    uint32_t s8[4];
+    for( int q = 0; q < 4; q++ )
+    {
+        const uint32_t *b = s + 4*q;
+        s8[q] = b[0] + b[1] + b[2] + b[3];
+        cost[ 9 + 2*q + 0] = b[0] + b[1] + mvc;   /* 8x4 top */
+        cost[ 9 + 2*q + 1] = b[2] + b[3] + mvc;   /* 8x4 bottom */
+        cost[17 + 2*q + 0] = b[0] + b[2] + mvc;   /* 4x8 left */
+        cost[17 + 2*q + 1] = b[1] + b[3] + mvc;   /* 4x8 right */
+        for( int i = 0; i < 4; i++ )
+            cost[25 + 4*q + i] = b[i] + mvc;
+        cost[5 + q] = s8[q] + mvc;
+    }
+    cost[1] = s8[0] + s8[1] + mvc;                /* 16x8 top */
+    cost[2] = s8[2] + s8[3] + mvc;                /* 16x8 bottom */
+    cost[3] = s8[0] + s8[2] + mvc;                /* 8x16 left */
+    cost[4] = s8[1] + s8[3] + mvc;                /* 8x16 right */
+    cost[0] = s8[0] + s8[1] + s8[2] + s8[3] + mvc;
+}
+
+/* Position of 4x4 block idx (x264 order) inside the macroblock, in pixels. */
+CME_SPEC int cme_blk4_x( int idx ) { return 8*((idx>>2)&1) + 4*(idx&1); }
+CME_SPEC int cme_blk4_y( int idx ) { return 8*(idx>>3) + 4*((idx>>1)&1); }
+
+/* Reduction key: cost above, raster index inside the window below.  The
+ * smallest key is the smallest cost, and among equal costs the first position
+ * in raster order, whatever order the keys are combined in. */
+CME_SPEC uint64_t cme_key( uint32_t cost, uint32_t raster )
+{
+    return ((uint64_t)cost << 32) | raster;
+}
+
+#define CME_KEY_NONE (~(uint64_t)0)
+
+#endif

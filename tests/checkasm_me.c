@@ -1,0 +1,368 @@
+/*****************************************************************************
+ * checkasm_me.c: the CUDA kernels and backend against the C reference
+ *****************************************************************************
+ * In the manner of x264's tools/checkasm.c: the same inputs through the C
+ * reference and the GPU, compared exactly (cost and MV of every partition,
+ * macroblock and reference), outputs pre-filled with a canary that must
+ * survive outside the results.  Both the mainline kernel and the paper's
+ * unfused kernels (dev/) are checked.
+ *
+ * Without a CUDA device every test here says SKIP loudly and passes, unless
+ * CUDA_ME_REQUIRE_GPU=1, which turns the skip into a failure.
+ *****************************************************************************/
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "test_util.h"
+
+#if HAVE_CUDA
+#include <cuda_runtime_api.h>
+#include "kernels.h"
+#endif
+
+static int have_gpu( const char *test )
+{
+    if( cme_cuda_device_count() > 0 )
+        return 1;
+    const char *req = getenv( "CUDA_ME_REQUIRE_GPU" );
+    if( req && atoi( req ) )
+        ck_abort_msg( "%s: CUDA_ME_REQUIRE_GPU=1 but no usable CUDA device (%s)", test,
+                      cuda_me_have_cuda() ? "none found" : "CUDA backend not built" );
+    printf( "*** SKIP %s: no usable CUDA device (%s); this test did not run ***\n", test,
+            cuda_me_have_cuda() ? "none found" : "CUDA backend not built" );
+    fflush( stdout );
+    return 0;
+}
+
+typedef struct
+{
+    int w, h;
+    int pattern;          /* or -1: real clip */
+    const char *clip;
+    int range, mv_range, cost;
+} gcase_t;
+
+static const gcase_t gcases[] =
+{
+    {   16,   16, PAT_RANDOM,  NULL,   4, 512, 1 },
+    {   16,   16, PAT_RANDOM,  NULL, 128, 512, 1 },
+    {   48,   32, PAT_MAXDIFF, NULL,  16, 512, 1 },
+    {   64,   48, PAT_FLAT,    NULL,  16, 512, 0 },
+    {   64,   48, PAT_FLAT,    NULL,  16, 512, 1 },
+    {   64,   48, PAT_GRADIENT,NULL,  33, 512, 1 },
+    {   80,   64, PAT_RANDOM,  NULL,  24,  32, 1 },
+    {   48,   32, PAT_SHIFTED, NULL,   9, 512, 1 },
+    {  176,  144, PAT_SHIFTED, NULL,   4, 512, 1 },
+    {  176,  144, PAT_SHIFTED, NULL,   5, 512, 1 },
+    {  176,  144, PAT_SHIFTED, NULL,   7, 512, 0 },
+    {  176,  144, PAT_SHIFTED, NULL,  16, 512, 1 },
+    {  176,  144, PAT_SHIFTED, NULL,  17, 512, 1 },
+    {  176,  144, PAT_SHIFTED, NULL,  31, 512, 1 },
+    {  176,  144, PAT_SHIFTED, NULL,  32, 512, 1 },
+    {  176,  144, PAT_SHIFTED, NULL,  64, 512, 1 },
+    {  176,  144, PAT_SHIFTED, NULL, 100, 512, 1 },
+    {  176,  144, PAT_SHIFTED, NULL, 128, 512, 1 },
+    {  176,  144, PAT_SHIFTED, NULL, 128,  64, 1 },
+    {  352,  288, -1, "foreman_cif.y4m",  16, 512, 1 },
+    {  352,  288, -1, "foreman_cif.y4m",  32, 512, 1 },
+    {  352,  288, -1, "foreman_cif.y4m",  64, 512, 1 },
+    { 1920, 1088, -1, "street_1080p.y4m", 32, 512, 1 },
+};
+
+static int load_case( const gcase_t *c, int idx, tframe_t *cur, tframe_t *ref )
+{
+    if( c->pattern < 0 )
+    {
+        char path[512];
+        snprintf( path, sizeof(path), "%s/%s", test_data_dir(), c->clip );
+        if( tframe_read_y4m( ref, path, 2 ) || tframe_read_y4m( cur, path, 3 ) )
+        {
+            printf( "*** SKIP gpu case %d: %s not found ***\n", idx, path );
+            return -1;
+        }
+        return 0;
+    }
+    uint32_t rng = test_seed() + 1000 * idx;
+    tframe_alloc( ref, c->w, c->h );
+    tframe_alloc( cur, c->w, c->h );
+    int pat = c->pattern == PAT_SHIFTED ? PAT_RANDOM : c->pattern;
+    tframe_fill( ref, pat, &rng, NULL, 0, 0 );
+    if( c->pattern == PAT_SHIFTED )
+        tframe_fill( cur, PAT_SHIFTED, &rng, ref, (int)(test_rand( &rng ) % 41) - 20, (int)(test_rand( &rng ) % 21) - 10 );
+    else
+        tframe_fill( cur, pat, &rng, NULL, 0, 0 );
+    return 0;
+}
+
+#if HAVE_CUDA
+
+#define GUARD 4096
+
+#define CU( x ) do { cudaError_t e_ = (x); ck_assert_msg( e_ == cudaSuccess, "%s: %s", #x, cudaGetErrorString( e_ ) ); } while( 0 )
+
+/* One search through the kernel launchers, outputs behind a canary. */
+static void run_kernels( int paper, const tframe_t *cur, const tframe_t *ref, int range, int mv_range,
+                         const uint16_t *mv_cost, int parts, cuda_me_result_t *out )
+{
+    const int mb_w = cur->w / 16, mb_h = cur->h / 16;
+    const size_t n = (size_t)mb_w * mb_h * parts * sizeof(cuda_me_result_t);
+    const int pitch = (cur->w + 2*CME_PAD + 127) & ~127;
+    const size_t plane = (size_t)pitch * (cur->h + 2*CME_PAD);
+    uint8_t *d_cur, *d_ref, *d_out;
+    uint16_t *d_cost = NULL;
+    uint64_t *d_scratch;
+    size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, parts )
+                           : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, parts );
+    ck_assert( scratch > 0 );
+    CU( cudaMalloc( (void**)&d_cur, plane ) );
+    CU( cudaMalloc( (void**)&d_ref, plane ) );
+    CU( cudaMalloc( (void**)&d_out, n + GUARD ) );
+    CU( cudaMalloc( (void**)&d_scratch, scratch ) );
+    /* planes with their borders, as the library's pad kernel makes them */
+    CU( cudaMemcpy2D( d_cur, pitch, cur->buf, cur->stride, cur->w + 2*CME_PAD, cur->h + 2*CME_PAD, cudaMemcpyHostToDevice ) );
+    CU( cudaMemcpy2D( d_ref, pitch, ref->buf, ref->stride, ref->w + 2*CME_PAD, ref->h + 2*CME_PAD, cudaMemcpyHostToDevice ) );
+    if( mv_cost )
+    {
+        CU( cudaMalloc( (void**)&d_cost, (2*range + 1) * sizeof(uint16_t) ) );
+        CU( cudaMemcpy( d_cost, mv_cost, (2*range + 1) * sizeof(uint16_t), cudaMemcpyHostToDevice ) );
+    }
+    CU( cudaMemset( d_out, CANARY_BYTE, n + GUARD ) );
+    CU( cudaMemset( d_scratch, CANARY_BYTE, scratch ) );
+
+    cme_launch_t l;
+    l.cur = d_cur + CME_PAD * pitch + CME_PAD;
+    l.ref = d_ref + CME_PAD * pitch + CME_PAD;
+    l.i_pitch = pitch;
+    l.i_mb_width = mb_w;
+    l.i_mb_height = mb_h;
+    l.i_range = range;
+    l.i_mv_range = mv_range;
+    l.i_parts = parts;
+    l.mv_cost = d_cost;
+    l.blk_keys = d_scratch;
+    l.out = (cuda_me_result_t*)d_out;
+    CU( paper ? cme_cuda_search_paper( &l, 0 ) : cme_cuda_search( &l, 0 ) );
+    CU( cudaDeviceSynchronize() );
+
+    uint8_t *h_out = malloc( n + GUARD );
+    CU( cudaMemcpy( h_out, d_out, n + GUARD, cudaMemcpyDeviceToHost ) );
+    ck_assert_msg( canary_intact( h_out + n, GUARD ), "stray write past the results" );
+    memcpy( out, h_out, n );
+    free( h_out );
+    cudaFree( d_cur );
+    cudaFree( d_ref );
+    cudaFree( d_out );
+    cudaFree( d_scratch );
+    cudaFree( d_cost );
+}
+
+START_TEST( test_kernels )
+{
+    const gcase_t *c = &gcases[_i];
+    char name[128];
+    snprintf( name, sizeof(name), "kernels case %d (%dx%d %s range %d mv_range %d)", _i, c->w, c->h,
+              c->clip ? c->clip : "synthetic", c->range, c->mv_range );
+    if( !have_gpu( name ) )
+        return;
+    tframe_t cur, ref;
+    if( load_case( c, _i, &cur, &ref ) )
+        return;
+    const int mb_w = cur.w / 16, mb_h = cur.h / 16;
+    uint16_t mv_cost[2*CUDA_ME_RANGE_MAX+1];
+    test_mv_cost( mv_cost, c->range );
+    const uint16_t *mvc = c->cost ? mv_cost : NULL;
+    static const int parts[2] = { CUDA_ME_NPART, CUDA_ME_NPART_8x8 };
+    for( int pi = 0; pi < 2; pi++ )
+    {
+        const int np = parts[pi];
+        size_t n = (size_t)mb_w * mb_h * np;
+        cuda_me_result_t *want = malloc( n * sizeof(*want) ), *got = malloc( n * sizeof(*got) );
+        cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, mvc, np, want );
+        for( int paper = 0; paper < 2; paper++ )
+        {
+            /* the unfused kernels keep 16 SADs per position in memory:
+             * only on frames where that stays small */
+            if( paper && (size_t)mb_w * mb_h * (2*c->range + 1) * (2*c->range + 1) > (size_t)400 << 20 >> 5 )
+                continue;
+            char what[200];
+            snprintf( what, sizeof(what), "%s, %d parts, %s", name, np, paper ? "paper kernels" : "mainline kernel" );
+            run_kernels( paper, &cur, &ref, c->range, c->mv_range, mvc, np, got );
+            ck_assert_msg( !results_compare( what, want, got, mb_w, mb_h, np, test_seed() ), "%s differs from C", what );
+        }
+        free( want );
+        free( got );
+    }
+    tframe_free( &cur );
+    tframe_free( &ref );
+}
+END_TEST
+
+#endif /* HAVE_CUDA */
+
+/* The whole library path (put, submit, get, done, release) with many frames
+ * in flight and several references per frame: CUDA and C give the same. */
+START_TEST( test_backend_equal )
+{
+    if( !have_gpu( "backend CUDA == C" ) )
+        return;
+    char path[512];
+    snprintf( path, sizeof(path), "%s/foreman_cif.y4m", test_data_dir() );
+    tframe_t f[16];
+    for( int i = 0; i < 16; i++ )
+        if( tframe_read_y4m( &f[i], path, i ) )
+            ck_abort_msg( "cannot read %s", path );
+    cuda_me_function_t F;
+    cuda_me_init( CUDA_ME_API_VERSION, &F );
+    uint16_t cost[2*CUDA_ME_RANGE_MAX+1];
+    const int range = 24;
+    test_mv_cost( cost, range );
+    cuda_me_param_t p = { 0 };
+    p.i_width = f[0].w;
+    p.i_height = f[0].h;
+    p.i_range = range;
+    p.i_mv_range = 512;
+    p.i_parts = CUDA_ME_NPART;
+    p.mv_cost = cost;
+    cuda_me_t *h[2];
+    p.i_backend = CUDA_ME_BACKEND_CUDA;
+    h[0] = F.open( &p, NULL );
+    p.i_backend = CUDA_ME_BACKEND_C;
+    h[1] = F.open( &p, NULL );
+    ck_assert( h[0] && h[1] );
+    const size_t n = (size_t)(p.i_width / 16) * (p.i_height / 16) * p.i_parts;
+    /* put everything first, then search each frame against up to 4 earlier
+     * and 1 later frame: 16 frames and ~60 jobs in flight at once */
+    for( int k = 0; k < 2; k++ )
+        for( int i = 0; i < 16; i++ )
+            ck_assert_int_eq( F.put_frame( h[k], i, f[i].p, f[i].stride ), 0 );
+    for( int k = 0; k < 2; k++ )
+        for( int i = 0; i < 16; i++ )
+            for( int r = -1; r <= 4; r++ )
+                if( r && i - r >= 0 && i - r < 16 )
+                    ck_assert_int_eq( F.submit( h[k], i, i - r ), 0 );
+    int jobs = 0;
+    for( int i = 15; i >= 0; i-- )
+        for( int r = -1; r <= 4; r++ )
+            if( r && i - r >= 0 && i - r < 16 )
+            {
+                const cuda_me_result_t *a = F.get( h[0], i, i - r ), *b = F.get( h[1], i, i - r );
+                ck_assert( a && b );
+                char what[64];
+                snprintf( what, sizeof(what), "backends, frame %d ref %d", i, i - r );
+                ck_assert_msg( !results_compare( what, b, a, p.i_width / 16, p.i_height / 16, p.i_parts, 0 ), "%s", what );
+                (void)n;
+                jobs++;
+            }
+    cuda_me_stats_t s;
+    F.stats( h[0], &s );
+    printf( "backend CUDA == C: %d jobs on %s, search %.3f ms/job, upload %.3f ms/frame, download %.3f ms/job\n",
+            jobs, s.device, s.f_search_ms / jobs, s.f_upload_ms / 16, s.f_download_ms / jobs );
+    ck_assert( s.f_search_ms > 0 );
+    for( int i = 0; i < 16; i++ )
+        for( int k = 0; k < 2; k++ )
+        {
+            F.release_frame( h[k], i );
+            F.done( h[k], i );
+        }
+    F.stats( h[0], &s );
+    ck_assert_int_eq( F.error( h[0] ), 0 );
+    F.close( h[0] );
+    F.close( h[1] );
+    for( int i = 0; i < 16; i++ )
+        tframe_free( &f[i] );
+}
+END_TEST
+
+START_TEST( test_cuda_device_choice )
+{
+    if( !have_gpu( "device choice" ) )
+        return;
+    cuda_me_function_t F;
+    cuda_me_init( CUDA_ME_API_VERSION, &F );
+    cuda_me_param_t p = { 0 };
+    p.i_width = 64;
+    p.i_height = 48;
+    p.i_range = 16;
+    p.i_mv_range = 512;
+    p.i_parts = CUDA_ME_NPART;
+    p.i_backend = CUDA_ME_BACKEND_CUDA;
+    p.i_device = 999;
+    int err = 0;
+    ck_assert_ptr_null( F.open( &p, &err ) );
+    ck_assert_int_eq( err, CUDA_ME_ENODEV );
+    p.i_device = -1;
+    ck_assert_ptr_null( F.open( &p, &err ) );
+    p.i_device = 0;
+    cuda_me_t *h = F.open( &p, &err );
+    ck_assert_ptr_nonnull( h );
+    F.close( h );
+}
+END_TEST
+
+static const char *gpu_faults[] = { "device:1", "alloc:1", "alloc:9", "copy:1", "copy:3", "launch:1", "launch:2", "launch:6" };
+
+START_TEST( test_cuda_faults )
+{
+    if( !have_gpu( gpu_faults[_i] ) )
+        return;
+    setenv( "CUDA_ME_FAULT", gpu_faults[_i], 1 );
+    cuda_me_function_t F;
+    cuda_me_init( CUDA_ME_API_VERSION, &F );
+    uint32_t rng = test_seed() + 21;
+    cuda_me_param_t p = { 0 };
+    p.i_width = 64;
+    p.i_height = 48;
+    p.i_range = 8;
+    p.i_mv_range = 512;
+    p.i_parts = CUDA_ME_NPART_8x8;
+    p.i_backend = CUDA_ME_BACKEND_CUDA;
+    int err = 0;
+    cuda_me_t *h = F.open( &p, &err );
+    unsetenv( "CUDA_ME_FAULT" );
+    if( !h )
+    {
+        ck_assert_int_lt( err, 0 );
+        return;
+    }
+    tframe_t f;
+    tframe_alloc( &f, 64, 48 );
+    int failed = 0;
+    for( int i = 0; i < 6; i++ )
+    {
+        tframe_fill( &f, PAT_RANDOM, &rng, NULL, 0, 0 );
+        failed |= F.put_frame( h, i, f.p, f.stride ) < 0;
+        if( i )
+        {
+            failed |= F.submit( h, i, i - 1 ) < 0;
+            failed |= !F.get( h, i, i - 1 );
+        }
+        F.release_frame( h, i );
+        if( i )
+            F.done( h, i - 1 );
+    }
+    ck_assert_msg( failed, "%s: no call reported the fault", gpu_faults[_i] );
+    ck_assert_int_ne( F.error( h ), 0 );
+    ck_assert_ptr_null( F.get( h, 5, 4 ) );
+    F.close( h );
+    tframe_free( &f );
+}
+END_TEST
+
+Suite *checkasm_suite( void )
+{
+    Suite *s = suite_create( "gpu" );
+    TCase *tc = tcase_create( "gpu" );
+    tcase_set_timeout( tc, 900 );
+#if HAVE_CUDA
+    tcase_add_loop_test( tc, test_kernels, 0, sizeof(gcases)/sizeof(*gcases) );
+#endif
+    tcase_add_test( tc, test_backend_equal );
+    tcase_add_test( tc, test_cuda_device_choice );
+    tcase_add_loop_test( tc, test_cuda_faults, 0, sizeof(gpu_faults)/sizeof(*gpu_faults) );
+    suite_add_tcase( s, tc );
+    return s;
+}

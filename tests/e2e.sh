@@ -1,0 +1,161 @@
+#!/bin/bash
+# tests/e2e.sh: end-to-end encodes of real clips with stock and patched x264.
+#
+# Every encode is decoded by FFmpeg (when present) and must equal x264's own
+# reconstruction (--dump-yuv) byte for byte.
+#
+#   (default)   CI checks: stock == patched without --gpu-me; --gpu-me with
+#               no GPU warns once and encodes as x264 alone; --gpu-me-backend
+#               cuda without a GPU fails; C-backend encodes of every kind
+#   GPU=1       on the GPU machine: the same encodes on the CUDA backend
+#               must be byte-identical to the C backend
+#
+# Environment: X264, STOCK (binaries), CUDA_ME_TEST_DATA (decoded clips),
+# E2E_DIR (outputs, kept for inspection).
+
+set -u
+TOP="$(cd "$(dirname "$0")/.." && pwd)"
+B="$TOP/build"
+X264="${X264:-$B/x264/x264}"
+STOCK="${STOCK:-$B/x264-stock/x264}"
+D="${CUDA_ME_TEST_DATA:-$B/data}"
+W="${E2E_DIR:-$B/e2e}"
+GPU="${GPU:-0}"
+rm -rf "$W" && mkdir -p "$W"
+HAVE_FFMPEG=0
+command -v ffmpeg >/dev/null 2>&1 && HAVE_FFMPEG=1
+
+npass=0
+nfail=0
+pass() { echo "  ok    $*"; npass=$((npass+1)); }
+fail() { echo "  FAIL  $*"; nfail=$((nfail+1)); }
+
+# enc BIN NAME CLIP ARGS...: encodes, keeps stream, reconstruction and log
+enc() {
+    local bin="$1" name="$2" clip="$3"; shift 3
+    "$bin" --no-progress "$@" --dump-yuv "$W/$name.rec.yuv" -o "$W/$name.264" "$D/$clip" > "$W/$name.log" 2>&1
+}
+
+# decoded NAME: FFmpeg decodes NAME.264 to exactly NAME.rec.yuv
+decoded() {
+    local n="$1"
+    [ "$HAVE_FFMPEG" = 1 ] || return 0
+    ffmpeg -nostdin -loglevel error -y -i "$W/$n.264" -f rawvideo -pix_fmt yuv420p "$W/$n.dec.yuv" &&
+        [ -s "$W/$n.dec.yuv" ] && cmp -s "$W/$n.rec.yuv" "$W/$n.dec.yuv"
+}
+
+# check NAME CLIP ARGS...: patched x264 encodes, exit 0, decodes exactly
+check() {
+    local name="$1" clip="$2"; shift 2
+    if ! enc "$X264" "$name" "$clip" "$@"; then
+        fail "$name: x264 failed ($*)"; tail -3 "$W/$name.log"; return 1
+    fi
+    if ! decoded "$name"; then
+        fail "$name: FFmpeg's decode differs from x264's reconstruction"; return 1
+    fi
+    pass "$name: encodes and decodes exactly ($*)"
+}
+
+same() {   # A B WHAT
+    if cmp -s "$W/$1.264" "$W/$2.264"; then pass "$3"; else fail "$3"; fi
+}
+
+gpu_present=0
+if enc "$X264" probe bus_qcif.y4m --frames 2 --gpu-me --gpu-me-backend cuda; then gpu_present=1; fi
+
+if [ "$GPU" = 1 ]; then
+    [ "$gpu_present" = 1 ] || { echo "GPU=1 but the CUDA backend cannot open:"; cat "$W/probe.log"; exit 1; }
+    echo "--- CUDA backend == C backend, byte for byte"
+    while read -r name clip args; do
+        [ -z "$name" ] && continue
+        # shellcheck disable=SC2086
+        check "$name.cuda" "$clip" --gpu-me --gpu-me-backend cuda --gpu-me-stats $args &&
+        check "$name.c" "$clip" --gpu-me --gpu-me-backend c $args &&
+        same "$name.cuda" "$name.c" "$name: cuda and c streams identical ($args)"
+        grep -h "gpu-me: search" "$W/$name.cuda.log" | sed 's/^/        /'
+    done <<'EOF'
+pyramid foreman_cif.y4m --bframes 3 --b-pyramid normal --ref 4 --threads 4
+ponly foreman_cif.y4m --bframes 0 --ref 1 --threads 1
+replace foreman_cif.y4m --gpu-me-mode replace --threads 4 --merange 32
+partall mobile_cif.y4m --ref 3 --mixed-refs --partitions all --threads 4
+sliced foreman_cif.y4m --sliced-threads --threads 4
+odd foreman_346x282.y4m --threads 2 --gpu-me-range 48
+veryslow bus_qcif.y4m --preset veryslow --threads 4
+ultrafast carphone_qcif.y4m --preset ultrafast --threads 4 --merange 128
+EOF
+else
+    echo "--- stock x264 $("$STOCK" --version | head -1) == patched x264 without --gpu-me"
+    i=0
+    while read -r clip args; do
+        [ -z "$clip" ] && continue
+        i=$((i+1))
+        # shellcheck disable=SC2086
+        enc "$STOCK" "stock$i" "$clip" $args || fail "stock x264 failed ($args)"
+        # shellcheck disable=SC2086
+        check "plain$i" "$clip" $args && same "stock$i" "plain$i" "stock == patched, byte for byte ($clip $args)"
+    done <<'EOF'
+foreman_cif.y4m --threads 2
+foreman_cif.y4m --preset veryfast --threads 2
+foreman_cif.y4m --preset slow --tune film --threads 1
+bus_qcif.y4m --bframes 0 --ref 1 --threads 3
+foreman_346x282.y4m --preset medium --threads 4
+EOF
+
+    if [ "$gpu_present" = 0 ]; then
+        echo "--- no GPU here"
+        if enc "$X264" auto foreman_cif.y4m --gpu-me --threads 2; then
+            n=$(grep -c "gpu-me" "$W/auto.log")
+            if [ "$n" = 1 ] && grep -q "warning.*gpu-me:.*x264's own motion search" "$W/auto.log"; then
+                pass "--gpu-me without GPU: one warning: $(grep gpu-me "$W/auto.log")"
+            else
+                fail "--gpu-me without GPU: expected one warning line, got $n"; cat "$W/auto.log"
+            fi
+            same auto plain1 "--gpu-me without GPU encodes exactly as x264 alone"
+            decoded auto && pass "--gpu-me without GPU: decodes exactly" || fail "--gpu-me without GPU: decode differs"
+        else
+            fail "--gpu-me without GPU must exit 0"
+        fi
+        if enc "$X264" cuda foreman_cif.y4m --gpu-me --gpu-me-backend cuda; then
+            fail "--gpu-me-backend cuda without GPU must fail"
+        elif grep -q "error.*gpu-me:" "$W/cuda.log"; then
+            pass "--gpu-me-backend cuda without GPU fails: $(grep 'error.*gpu-me' "$W/cuda.log" | head -1)"
+        else
+            fail "--gpu-me-backend cuda without GPU: no clear error"; cat "$W/cuda.log"
+        fi
+    else
+        echo "--- a GPU is present: the no-GPU checks do not apply (GPU=1 runs the GPU checks)"
+    fi
+
+    echo "--- C reference backend (the search the GPU must reproduce)"
+    C="--gpu-me --gpu-me-backend c"
+    # shellcheck disable=SC2086
+    {
+    check pyramid foreman_cif.y4m $C --bframes 3 --b-pyramid normal --ref 4 --threads 2 --gpu-me-stats
+    check ponly foreman_cif.y4m $C --bframes 0 --ref 1 --threads 1
+    check replace foreman_cif.y4m $C --gpu-me-mode replace --threads 2
+    check partall mobile_cif.y4m $C --ref 3 --mixed-refs --partitions all --threads 2
+    check sliced foreman_cif.y4m $C --sliced-threads --threads 3
+    check threads4 foreman_cif.y4m $C --threads 4 --merange 24
+    check threads4b foreman_cif.y4m $C --threads 4 --merange 24
+    check odd foreman_346x282.y4m $C --threads 2
+    check range64 bus_qcif.y4m $C --merange 64 --threads 2
+    check veryslow bus_qcif.y4m $C --preset veryslow --threads 2
+    check ultrafast carphone_qcif.y4m $C --preset ultrafast --threads 2
+    check plainpyr foreman_cif.y4m --bframes 3 --b-pyramid normal --ref 4 --threads 2
+    }
+    same threads4 threads4b "deterministic: the same encode twice gives the same bytes"
+    if cmp -s "$W/pyramid.264" "$W/plainpyr.264"; then
+        fail "the GPU vectors do not change the encode"
+    else
+        pass "the GPU vectors change the encode ($(stat -c %s "$W/pyramid.264") vs $(stat -c %s "$W/plainpyr.264") bytes)"
+    fi
+    if grep -q "gpu-me: frames [0-9]*, pairs searched [1-9]" "$W/pyramid.log"; then
+        pass "--gpu-me-stats: $(grep -h 'pairs searched' "$W/pyramid.log" | sed 's/.*gpu-me: //')"
+    else
+        fail "--gpu-me-stats printed nothing"
+    fi
+    [ "$HAVE_FFMPEG" = 1 ] || echo "  note: ffmpeg not found, decodes were not checked"
+fi
+
+echo "e2e: $npass passed, $nfail failed"
+[ "$nfail" = 0 ]

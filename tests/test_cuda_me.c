@@ -1,0 +1,530 @@
+/*****************************************************************************
+ * test_cuda_me.c: unit tests of the cuda_me library (Check)
+ *****************************************************************************
+ * Suites:
+ *   spec    the window against x264's own formulas
+ *   cref    the C reference against a brute-force oracle: all 41 partitions,
+ *           random, real, flat (ties) and extreme frames, every frame edge,
+ *           ranges 4..128, sizes that are not multiples of 16
+ *   api     the hook table on the C backend: lifetimes, misuse, threads,
+ *           memory that stops growing
+ *   fault   injected allocation, launch and copy failures (C backend)
+ *   gpu     checkasm_me.c: the CUDA kernels and backend against the C
+ *           reference (skipped loudly without a GPU)
+ * CUDA_ME_SEED repeats a run; CK_RUN_SUITE / CK_RUN_CASE select tests.
+ *****************************************************************************/
+
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "test_util.h"
+
+Suite *checkasm_suite( void );
+
+/* ---------------------------------------------------------------- spec */
+
+START_TEST( test_window_x264 )
+{
+    /* The window must be x264's fpel limits (analyse.c, mb_analyse_init)
+     * intersected with +-range, and contain (0,0). */
+    static const int sizes[][2] = { {1,1}, {2,1}, {3,5}, {22,18}, {120,68} };
+    static const int ranges[] = { 4, 16, 18, 19, 64, 128 };
+    static const int mvr[] = { 32, 64, 128, 512, 2048 };
+    for( unsigned s = 0; s < sizeof(sizes)/sizeof(*sizes); s++ )
+        for( unsigned r = 0; r < sizeof(ranges)/sizeof(*ranges); r++ )
+            for( unsigned m = 0; m < sizeof(mvr)/sizeof(*mvr); m++ )
+                for( int y = 0; y < sizes[s][1]; y++ )
+                    for( int x = 0; x < sizes[s][0]; x++ )
+                    {
+                        const int mb_w = sizes[s][0], mb_h = sizes[s][1], fmv = 4 * mvr[m];
+                        cme_window_t w = cme_get_window( x, y, mb_w, mb_h, ranges[r], mvr[m] );
+                        int x0 = (cme_imax( 4*(-16*x - 24), -fmv ) >> 2) + 6;
+                        int x1 = (cme_imin( 4*(16*(mb_w - x - 1) + 24), fmv - 1 ) >> 2) - 6;
+                        int y0 = (cme_imax( 4*(-16*y - 24), -fmv ) >> 2) + 6;
+                        int y1 = (cme_imin( 4*(16*(mb_h - y - 1) + 24), fmv - 1 ) >> 2) - 6;
+                        ck_assert_int_eq( w.x_min, cme_imax( x0, -ranges[r] ) );
+                        ck_assert_int_eq( w.x_max, cme_imin( x1, ranges[r] ) );
+                        ck_assert_int_eq( w.y_min, cme_imax( y0, -ranges[r] ) );
+                        ck_assert_int_eq( w.y_max, cme_imin( y1, ranges[r] ) );
+                        ck_assert( w.x_min <= 0 && w.x_max >= 0 && w.y_min <= 0 && w.y_max >= 0 );
+                        /* no block may reach past the replicated border */
+                        ck_assert_int_ge( 16*x + w.x_min, -CME_PAD + 4 );
+                        ck_assert_int_le( 16*x + 15 + w.x_max, 16*mb_w - 1 + CME_PAD - 8 );
+                        ck_assert_int_ge( 16*y + w.y_min, -CME_PAD + 4 );
+                        ck_assert_int_le( 16*y + 15 + w.y_max, 16*mb_h - 1 + CME_PAD - 8 );
+                    }
+}
+END_TEST
+
+START_TEST( test_merge )
+{
+    /* cme_merge against partition sums taken from the rectangle table */
+    uint32_t rng = test_seed() ^ 0x1234;
+    for( int iter = 0; iter < 1000; iter++ )
+    {
+        uint32_t s[16], cost[41], mvc = test_rand( &rng ) % 1000;
+        uint32_t grid[4][4];
+        for( int i = 0; i < 16; i++ )
+        {
+            s[i] = test_rand( &rng ) % 4081;
+            grid[cme_blk4_y( i ) / 4][cme_blk4_x( i ) / 4] = s[i];
+        }
+        cme_merge( s, mvc, cost );
+        for( int p = 0; p < 41; p++ )
+        {
+            /* rectangles in 4x4 units */
+            int x, y, w, h;
+            if( p == 0 )       { x = 0; y = 0; w = 4; h = 4; }
+            else if( p < 3 )   { x = 0; y = 2*(p-1); w = 4; h = 2; }
+            else if( p < 5 )   { x = 2*(p-3); y = 0; w = 2; h = 4; }
+            else if( p < 9 )   { int q = p-5; x = 2*(q&1); y = 2*(q>>1); w = 2; h = 2; }
+            else if( p < 17 )  { int q = (p-9)>>1, j = (p-9)&1; x = 2*(q&1); y = 2*(q>>1) + j; w = 2; h = 1; }
+            else if( p < 25 )  { int q = (p-17)>>1, j = (p-17)&1; x = 2*(q&1) + j; y = 2*(q>>1); w = 1; h = 2; }
+            else               { int q = (p-25)>>2, i = (p-25)&3; x = 2*(q&1) + (i&1); y = 2*(q>>1) + (i>>1); w = 1; h = 1; }
+            uint32_t sum = mvc;
+            for( int j = y; j < y + h; j++ )
+                for( int i = x; i < x + w; i++ )
+                    sum += grid[j][i];
+            ck_assert_uint_eq( cost[p], sum );
+        }
+    }
+}
+END_TEST
+
+/* ---------------------------------------------------------------- cref */
+
+typedef struct
+{
+    int w, h;            /* frame content size before mod16 padding */
+    int pattern;
+    int range, mv_range, parts, cost;
+} cref_case_t;
+
+static const cref_case_t cref_cases[] =
+{
+    /* every frame edge, tiny frames, windows clipped on all sides */
+    {  16,  16, PAT_RANDOM,   4,  512, 41, 1 },
+    {  16,  16, PAT_RANDOM,  32,  512, 41, 1 },
+    {  32,  16, PAT_MAXDIFF, 16,  512, 41, 1 },
+    {  48,  32, PAT_SHIFTED,  8,  512, 41, 1 },
+    {  64,  48, PAT_SHIFTED, 16,  512, 41, 1 },
+    {  64,  48, PAT_SHIFTED, 16,  512, 41, 0 },
+    {  80,  64, PAT_RANDOM,  24,   32, 41, 1 },   /* mv_range 32 clips the window */
+    /* ties everywhere: the first position in raster order must win */
+    {  64,  48, PAT_FLAT,    16,  512, 41, 0 },
+    {  64,  48, PAT_FLAT,    16,  512, 41, 1 },
+    {  64,  48, PAT_GRADIENT, 8,  512, 41, 1 },
+    /* sizes that are not multiples of 16 (x264 pads them to mod16) */
+    {  33,  17, PAT_RANDOM,   8,  512, 41, 1 },
+    {  50,  38, PAT_SHIFTED,  5,  512,  9, 1 },
+    /* ranges */
+    {  96,  64, PAT_SHIFTED,  7,  512, 41, 1 },
+    {  96,  64, PAT_SHIFTED, 48,  512,  9, 1 },
+    { 320,  48, PAT_SHIFTED, 64,  512,  9, 1 },
+    { 320,  48, PAT_SHIFTED, 128, 512,  9, 1 },
+};
+
+/* Builds a cur/ref pair: ref is random, cur is ref moved by a random vector
+ * (or the pattern itself), both padded to mod16 as x264 does. */
+static void make_pair( const cref_case_t *c, uint32_t *rng, tframe_t *cur, tframe_t *ref )
+{
+    tframe_t a, b;
+    tframe_alloc( &a, c->w, c->h );
+    tframe_alloc( &b, c->w, c->h );
+    int pat = c->pattern == PAT_SHIFTED ? PAT_RANDOM : c->pattern;
+    tframe_fill( &a, pat, rng, NULL, 0, 0 );
+    if( c->pattern == PAT_SHIFTED )
+        tframe_fill( &b, PAT_SHIFTED, rng, &a, (int)(test_rand( rng ) % 11) - 5, (int)(test_rand( rng ) % 7) - 3 );
+    else
+        tframe_fill( &b, pat, rng, NULL, 0, 0 );
+    int w16 = (c->w + 15) & ~15, h16 = (c->h + 15) & ~15;
+    tframe_t *out[2] = { ref, cur }, *in[2] = { &a, &b };
+    for( int k = 0; k < 2; k++ )
+    {
+        tframe_alloc( out[k], w16, h16 );
+        for( int y = 0; y < h16; y++ )
+            for( int x = 0; x < w16; x++ )
+                out[k]->p[y * out[k]->stride + x] = in[k]->p[cme_imin( y, c->h - 1 ) * in[k]->stride + cme_imin( x, c->w - 1 )];
+        tframe_pad( out[k] );
+    }
+    tframe_free( &a );
+    tframe_free( &b );
+}
+
+START_TEST( test_cref_oracle )
+{
+    const cref_case_t *c = &cref_cases[_i];
+    uint32_t rng = test_seed() + 77 * _i;
+    tframe_t cur, ref;
+    make_pair( c, &rng, &cur, &ref );
+    const int mb_w = cur.w / 16, mb_h = cur.h / 16;
+    uint16_t mv_cost[2*CUDA_ME_RANGE_MAX+1];
+    test_mv_cost( mv_cost, c->range );
+    const uint16_t *mvc = c->cost ? mv_cost : NULL;
+
+    cuda_me_result_t *got = malloc( mb_w * mb_h * c->parts * sizeof(*got) );
+    cuda_me_result_t *want = malloc( mb_w * mb_h * c->parts * sizeof(*want) );
+    memset( got, CANARY_BYTE, mb_w * mb_h * c->parts * sizeof(*got) );
+    cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, mvc, c->parts, got );
+    for( int y = 0; y < mb_h; y++ )
+        for( int x = 0; x < mb_w; x++ )
+            oracle_mb( &cur, &ref, x, y, c->range, c->mv_range, mvc, c->parts, want + (y * mb_w + x) * c->parts );
+    char name[96];
+    snprintf( name, sizeof(name), "cref case %d (%dx%d range %d parts %d)", _i, c->w, c->h, c->range, c->parts );
+    ck_assert_msg( !results_compare( name, want, got, mb_w, mb_h, c->parts, test_seed() ), "%s differs from the oracle", name );
+
+    if( c->pattern == PAT_FLAT )
+    {
+        /* flat: every cost ties, so the top-left of the window wins (with no
+         * MV cost) or the smallest |mv| cost first in raster order */
+        for( int y = 0; y < mb_h; y++ )
+            for( int x = 0; x < mb_w; x++ )
+            {
+                cme_window_t w = cme_get_window( x, y, mb_w, mb_h, c->range, c->mv_range );
+                const cuda_me_result_t *r = got + (y * mb_w + x) * c->parts;
+                if( !c->cost )
+                {
+                    ck_assert_int_eq( r->mv[0], w.x_min );
+                    ck_assert_int_eq( r->mv[1], w.y_min );
+                }
+                else
+                    ck_assert( r->mv[0] == 0 && r->mv[1] == 0 );
+            }
+    }
+    free( got );
+    free( want );
+    tframe_free( &cur );
+    tframe_free( &ref );
+}
+END_TEST
+
+START_TEST( test_cref_real )
+{
+    /* Consecutive frames of real footage (foreman CIF), oracle on a band of
+     * macroblocks that covers the top, left and right edges. */
+    char path[512];
+    snprintf( path, sizeof(path), "%s/foreman_cif.y4m", test_data_dir() );
+    tframe_t cur, ref;
+    if( tframe_read_y4m( &ref, path, 4 ) || tframe_read_y4m( &cur, path, 5 ) )
+        ck_abort_msg( "cannot read %s (run tests/run.sh, which decodes the clips)", path );
+    const int mb_w = cur.w / 16, mb_h = cur.h / 16, parts = 41, range = 16;
+    uint16_t mv_cost[2*CUDA_ME_RANGE_MAX+1];
+    test_mv_cost( mv_cost, range );
+    cuda_me_result_t *got = malloc( mb_w * mb_h * parts * sizeof(*got) );
+    cuda_me_result_t want[41];
+    cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, range, 512, mv_cost, parts, got );
+    static const int mbs[][2] = { {0,0}, {1,0}, {21,0}, {0,1}, {10,9}, {21,9}, {0,17}, {11,17}, {21,17} };
+    for( unsigned i = 0; i < sizeof(mbs)/sizeof(*mbs); i++ )
+    {
+        int x = mbs[i][0], y = mbs[i][1];
+        oracle_mb( &cur, &ref, x, y, range, 512, mv_cost, parts, want );
+        ck_assert_msg( !memcmp( want, got + (y * mb_w + x) * parts, sizeof(want) ),
+                       "real frame: mb (%d,%d) differs from the oracle", x, y );
+    }
+    free( got );
+    tframe_free( &cur );
+    tframe_free( &ref );
+}
+END_TEST
+
+/* ---------------------------------------------------------------- api */
+
+static cuda_me_function_t F;
+
+static cuda_me_param_t api_param( int w, int h, int range, int backend )
+{
+    static uint16_t cost[2*CUDA_ME_RANGE_MAX+1];
+    test_mv_cost( cost, range );
+    cuda_me_param_t p = { 0 };
+    p.i_width = w;
+    p.i_height = h;
+    p.i_range = range;
+    p.i_mv_range = 512;
+    p.i_parts = CUDA_ME_NPART;
+    p.mv_cost = cost;
+    p.i_backend = backend;
+    return p;
+}
+
+static void quiet_log( void *opaque, int level, const char *fmt, va_list ap )
+{
+    (void)opaque; (void)level; (void)fmt; (void)ap;
+}
+
+START_TEST( test_api_lifecycle )
+{
+    uint32_t rng = test_seed() + 5;
+    cuda_me_param_t p = api_param( 64, 48, 8, CUDA_ME_BACKEND_C );
+    p.pf_log = quiet_log;
+    int err = 1;
+    cuda_me_t *h = F.open( &p, &err );
+    ck_assert_ptr_nonnull( h );
+    ck_assert_int_eq( err, 0 );
+    tframe_t f[5];
+    for( int i = 0; i < 5; i++ )
+    {
+        tframe_alloc( &f[i], 64, 48 );
+        if( i )
+            tframe_fill( &f[i], PAT_SHIFTED, &rng, &f[i-1], 2, -1 );
+        else
+            tframe_fill( &f[i], PAT_RANDOM, &rng, NULL, 0, 0 );
+        ck_assert_int_eq( F.put_frame( h, 10 + i, f[i].p, f[i].stride ), 0 );
+    }
+    ck_assert_int_eq( F.put_frame( h, 10, f[0].p, f[0].stride ), CUDA_ME_EINVAL );   /* put twice */
+    ck_assert_int_eq( F.error( h ), 0 );                                            /* not sticky */
+    ck_assert_int_eq( F.submit( h, 11, 10 ), 0 );
+    ck_assert_int_eq( F.submit( h, 12, 11 ), 0 );
+    ck_assert_int_eq( F.submit( h, 12, 10 ), 0 );
+    ck_assert_int_eq( F.submit( h, 12, 10 ), 0 );                                   /* idempotent */
+    ck_assert_int_eq( F.submit( h, 99, 10 ), 1 );                                   /* unknown frames */
+    ck_assert_int_eq( F.submit( h, 12, 99 ), 1 );
+    ck_assert_int_eq( F.submit( h, 12, 12 ), 1 );
+
+    ck_assert_ptr_null( F.get( h, 11, 12 ) );                                       /* never submitted */
+    const cuda_me_result_t *r = F.get( h, 12, 10 );
+    ck_assert_ptr_nonnull( r );
+    ck_assert_ptr_eq( F.get( h, 12, 10 ), r );                                      /* stable */
+    cuda_me_result_t want[12 * 41];
+    cme_search_c( f[2].p, f[2].stride, f[0].p, f[0].stride, 4, 3, 8, 512, p.mv_cost, 41, want );
+    ck_assert( !memcmp( r, want, sizeof(want) ) );
+
+    /* the copy was taken at put: changing the caller's plane changes nothing */
+    memset( f[1].buf, 0, f[1].stride * (48 + 2*CME_PAD) );
+    cme_search_c( f[2].p, f[2].stride, f[1].p, f[1].stride, 4, 3, 8, 512, p.mv_cost, 41, want );
+    ck_assert( memcmp( F.get( h, 12, 11 ), want, sizeof(want) ) );
+
+    F.done( h, 12 );
+    ck_assert_ptr_null( F.get( h, 12, 10 ) );
+    /* a frame lives until it is released, done, and no job names it */
+    F.release_frame( h, 10 );
+    F.done( h, 10 );
+    ck_assert_int_eq( F.submit( h, 13, 10 ), 0 );   /* job (11,10) still holds it */
+    F.done( h, 11 );
+    F.done( h, 13 );
+    ck_assert_int_eq( F.put_frame( h, 15, f[4].p, f[4].stride ), 0 );
+    ck_assert_int_eq( F.submit( h, 15, 10 ), 1 );   /* gone */
+    ck_assert_int_eq( F.submit( h, 15, 14 ), 0 );
+    cuda_me_stats_t s;
+    F.stats( h, &s );
+    ck_assert_int_eq( s.i_frames, 6 );
+    ck_assert_int_eq( s.i_backend, CUDA_ME_BACKEND_C );
+    F.close( h );
+    for( int i = 0; i < 5; i++ )
+        tframe_free( &f[i] );
+}
+END_TEST
+
+START_TEST( test_api_bad_params )
+{
+    static const int bad[][5] = {   /* w, h, range, mv_range, parts */
+        { 0, 48, 16, 512, 41 }, { 64, 0, 16, 512, 41 }, { 65, 48, 16, 512, 41 }, { 64, 40, 16, 512, 41 },
+        { 64, 48, 3, 512, 41 }, { 64, 48, 129, 512, 41 }, { 64, 48, 16, 16, 41 }, { 64, 48, 16, 512, 10 },
+        { 32768, 48, 16, 512, 41 },
+    };
+    for( unsigned i = 0; i < sizeof(bad)/sizeof(*bad); i++ )
+    {
+        cuda_me_param_t p = api_param( bad[i][0], bad[i][1], bad[i][2] <= 128 ? bad[i][2] : 16, CUDA_ME_BACKEND_C );
+        p.i_range = bad[i][2];
+        p.i_mv_range = bad[i][3];
+        p.i_parts = bad[i][4];
+        p.mv_cost = NULL;
+        p.pf_log = quiet_log;
+        int err = 0;
+        ck_assert_ptr_null( F.open( &p, &err ) );
+        ck_assert_int_eq( err, CUDA_ME_EINVAL );
+    }
+    cuda_me_function_t g;
+    ck_assert_int_lt( cuda_me_init( CUDA_ME_API_VERSION + 1, &g ), 0 );
+}
+END_TEST
+
+/* Frames go through as x264 uses them: put, submit against the previous
+ * two, get, done, release.  After the pipeline is full nothing grows. */
+START_TEST( test_api_steady_memory )
+{
+    uint32_t rng = test_seed() + 9;
+    cuda_me_param_t p = api_param( 48, 32, 4, CUDA_ME_BACKEND_C );
+    cuda_me_t *h = F.open( &p, NULL );
+    ck_assert_ptr_nonnull( h );
+    tframe_t f;
+    tframe_alloc( &f, 48, 32 );
+    int64_t bytes_at_20 = 0;
+    for( int i = 0; i < 200; i++ )
+    {
+        tframe_fill( &f, PAT_RANDOM, &rng, NULL, 0, 0 );
+        ck_assert_int_eq( F.put_frame( h, i, f.p, f.stride ), 0 );
+        for( int r = 1; r <= 2 && r <= i; r++ )
+        {
+            ck_assert_int_eq( F.submit( h, i, i - r ), 0 );
+            ck_assert_ptr_nonnull( F.get( h, i, i - r ) );
+        }
+        if( i >= 3 )
+            F.release_frame( h, i - 3 );
+        F.done( h, i );
+        cuda_me_stats_t s;
+        F.stats( h, &s );
+        if( i == 20 )
+            bytes_at_20 = s.i_host_bytes;
+        if( i > 20 )
+            ck_assert_int_eq( s.i_host_bytes, bytes_at_20 );
+    }
+    F.close( h );
+    tframe_free( &f );
+}
+END_TEST
+
+typedef struct { cuda_me_t *h; const cuda_me_result_t *r; } getter_t;
+
+static void *getter( void *arg )
+{
+    getter_t *g = arg;
+    g->r = F.get( g->h, 1, 0 );
+    return NULL;
+}
+
+START_TEST( test_api_threads )
+{
+    /* many consumers of one pending job: one search, one answer */
+    uint32_t rng = test_seed() + 11;
+    cuda_me_param_t p = api_param( 128, 96, 16, CUDA_ME_BACKEND_C );
+    cuda_me_t *h = F.open( &p, NULL );
+    tframe_t a, b;
+    tframe_alloc( &a, 128, 96 );
+    tframe_alloc( &b, 128, 96 );
+    tframe_fill( &a, PAT_RANDOM, &rng, NULL, 0, 0 );
+    tframe_fill( &b, PAT_SHIFTED, &rng, &a, 3, 1 );
+    F.put_frame( h, 0, a.p, a.stride );
+    F.put_frame( h, 1, b.p, b.stride );
+    F.submit( h, 1, 0 );
+    pthread_t t[8];
+    getter_t g[8];
+    for( int i = 0; i < 8; i++ )
+    {
+        g[i].h = h;
+        pthread_create( &t[i], NULL, getter, &g[i] );
+    }
+    for( int i = 0; i < 8; i++ )
+        pthread_join( t[i], NULL );
+    for( int i = 0; i < 8; i++ )
+        ck_assert_ptr_eq( g[i].r, g[0].r );
+    ck_assert_ptr_nonnull( g[0].r );
+    cuda_me_stats_t s;
+    F.stats( h, &s );
+    ck_assert_int_eq( s.i_jobs_got, 1 );
+    F.close( h );
+    tframe_free( &a );
+    tframe_free( &b );
+}
+END_TEST
+
+START_TEST( test_api_cuda_without_gpu )
+{
+    /* Asking for CUDA where there is none: a clear error, never a crash. */
+    if( cme_cuda_device_count() > 0 )
+        return;   /* covered by the gpu suite */
+    cuda_me_param_t p = api_param( 64, 48, 8, CUDA_ME_BACKEND_CUDA );
+    p.pf_log = quiet_log;
+    int err = 0;
+    ck_assert_ptr_null( F.open( &p, &err ) );
+    ck_assert( err == CUDA_ME_ENODEV || err == CUDA_ME_ENOTBUILT );
+}
+END_TEST
+
+/* ---------------------------------------------------------------- fault */
+
+static const struct { const char *spec; int at; } faults[] =
+{
+    { "alloc:1",  0 },   /* open: the MV cost copy */
+    { "alloc:2",  1 },   /* the first frame slot */
+    { "alloc:4",  3 },   /* a job's results */
+    { "copy:2",   2 },   /* the second frame's copy */
+    { "launch:1", 4 },   /* the first search */
+};
+
+START_TEST( test_fault_c )
+{
+    /* Each fault: the failing call reports it, the error is sticky, no
+     * result is ever returned after it, and closing frees everything. */
+    setenv( "CUDA_ME_FAULT", faults[_i].spec, 1 );
+    uint32_t rng = test_seed() + 3;
+    cuda_me_param_t p = api_param( 48, 32, 4, CUDA_ME_BACKEND_C );
+    p.pf_log = quiet_log;
+    int err = 0;
+    cuda_me_t *h = F.open( &p, &err );
+    unsetenv( "CUDA_ME_FAULT" );
+    if( !faults[_i].at )
+    {
+        ck_assert_ptr_null( h );
+        ck_assert_int_eq( err, CUDA_ME_ENOMEM );
+        return;
+    }
+    ck_assert_ptr_nonnull( h );
+    tframe_t f;
+    tframe_alloc( &f, 48, 32 );
+    int failed = 0;
+    for( int i = 0; i < 4; i++ )
+    {
+        tframe_fill( &f, PAT_RANDOM, &rng, NULL, 0, 0 );
+        failed |= F.put_frame( h, i, f.p, f.stride ) < 0;
+        if( i )
+        {
+            failed |= F.submit( h, i, i - 1 ) < 0;
+            failed |= !F.get( h, i, i - 1 );
+        }
+    }
+    ck_assert( failed );
+    ck_assert_int_ne( F.error( h ), 0 );
+    ck_assert_ptr_null( F.get( h, 3, 2 ) );
+    ck_assert_int_lt( F.put_frame( h, 10, f.p, f.stride ), 0 );
+    F.close( h );
+    tframe_free( &f );
+}
+END_TEST
+
+/* ---------------------------------------------------------------- main */
+
+static Suite *cuda_me_suite( void )
+{
+    Suite *s = suite_create( "cuda_me" );
+    TCase *tc = tcase_create( "spec" );
+    tcase_set_timeout( tc, 120 );
+    tcase_add_test( tc, test_window_x264 );
+    tcase_add_test( tc, test_merge );
+    suite_add_tcase( s, tc );
+
+    tc = tcase_create( "cref" );
+    tcase_set_timeout( tc, 600 );
+    tcase_add_loop_test( tc, test_cref_oracle, 0, sizeof(cref_cases)/sizeof(*cref_cases) );
+    tcase_add_test( tc, test_cref_real );
+    suite_add_tcase( s, tc );
+
+    tc = tcase_create( "api" );
+    tcase_set_timeout( tc, 120 );
+    tcase_add_test( tc, test_api_lifecycle );
+    tcase_add_test( tc, test_api_bad_params );
+    tcase_add_test( tc, test_api_steady_memory );
+    tcase_add_test( tc, test_api_threads );
+    tcase_add_test( tc, test_api_cuda_without_gpu );
+    suite_add_tcase( s, tc );
+
+    tc = tcase_create( "fault" );
+    tcase_add_loop_test( tc, test_fault_c, 0, sizeof(faults)/sizeof(*faults) );
+    suite_add_tcase( s, tc );
+    return s;
+}
+
+int main( void )
+{
+    test_seed();   /* print it once, before the test processes fork */
+    cuda_me_init( CUDA_ME_API_VERSION, &F );
+    SRunner *sr = srunner_create( cuda_me_suite() );
+    srunner_add_suite( sr, checkasm_suite() );
+    srunner_run_all( sr, CK_NORMAL );
+    int failed = srunner_ntests_failed( sr );
+    srunner_free( sr );
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

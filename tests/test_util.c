@@ -1,0 +1,252 @@
+/*****************************************************************************
+ * test_util.c: inputs, oracle and comparison helpers
+ *****************************************************************************/
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "test_util.h"
+
+uint32_t test_seed( void )
+{
+    static uint32_t seed;
+    static int done;
+    if( !done )
+    {
+        const char *env = getenv( "CUDA_ME_SEED" );
+        seed = env && *env ? (uint32_t)strtoul( env, NULL, 0 ) : (uint32_t)time( NULL ) ^ ((uint32_t)clock() << 16);
+        if( !seed )
+            seed = 1;
+        printf( "cuda_me tests: using random seed %u (set CUDA_ME_SEED to repeat)\n", seed );
+        fflush( stdout );
+        done = 1;
+    }
+    return seed;
+}
+
+uint32_t test_rand( uint32_t *s )
+{
+    /* xorshift32 */
+    uint32_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *s = x;
+}
+
+int tframe_alloc( tframe_t *f, int w, int h )
+{
+    f->w = w;
+    f->h = h;
+    f->stride = (w + 2*CME_PAD + 63) & ~63;
+    f->buf = calloc( 1, f->stride * (h + 2*CME_PAD) );
+    f->p = f->buf ? f->buf + CME_PAD * f->stride + CME_PAD : NULL;
+    return f->buf ? 0 : -1;
+}
+
+void tframe_free( tframe_t *f )
+{
+    free( f->buf );
+    memset( f, 0, sizeof(*f) );
+}
+
+void tframe_pad( tframe_t *f )
+{
+    for( int y = -CME_PAD; y < f->h + CME_PAD; y++ )
+    {
+        uint8_t *row = f->p + y * f->stride;
+        const uint8_t *src = f->p + cme_imin( cme_imax( y, 0 ), f->h - 1 ) * f->stride;
+        for( int x = -CME_PAD; x < f->w + CME_PAD; x++ )
+            if( y < 0 || y >= f->h || x < 0 || x >= f->w )
+                row[x] = src[cme_imin( cme_imax( x, 0 ), f->w - 1 )];
+    }
+}
+
+void tframe_fill( tframe_t *f, int pattern, uint32_t *rng, const tframe_t *ref, int dx, int dy )
+{
+    for( int y = 0; y < f->h; y++ )
+        for( int x = 0; x < f->w; x++ )
+        {
+            uint8_t v;
+            switch( pattern )
+            {
+                case PAT_FLAT:     v = 128; break;
+                /* worst cases of x264's checkasm: extremes only */
+                case PAT_MAXDIFF:  v = (test_rand( rng ) & 1) ? 255 : 0; break;
+                case PAT_GRADIENT: v = (uint8_t)(x + 2*y); break;
+                case PAT_SHIFTED:
+                {
+                    int sx = cme_imin( cme_imax( x + dx, 0 ), ref->w - 1 );
+                    int sy = cme_imin( cme_imax( y + dy, 0 ), ref->h - 1 );
+                    int n = (int)(test_rand( rng ) % 7) - 3;
+                    v = (uint8_t)cme_imin( cme_imax( ref->p[sy * ref->stride + sx] + n, 0 ), 255 );
+                    break;
+                }
+                default:           v = (uint8_t)test_rand( rng ); break;
+            }
+            f->p[y * f->stride + x] = v;
+        }
+    tframe_pad( f );
+}
+
+int tframe_read_y4m( tframe_t *f, const char *path, int n )
+{
+    FILE *fp = fopen( path, "rb" );
+    if( !fp )
+        return -1;
+    char line[512];
+    int w = 0, h = 0, ret = -1;
+    if( !fgets( line, sizeof(line), fp ) || strncmp( line, "YUV4MPEG2 ", 10 ) )
+        goto end;
+    for( char *t = strtok( line + 10, " \n" ); t; t = strtok( NULL, " \n" ) )
+    {
+        if( t[0] == 'W' ) w = atoi( t + 1 );
+        if( t[0] == 'H' ) h = atoi( t + 1 );
+    }
+    if( w <= 0 || h <= 0 )
+        goto end;
+    size_t frame = (size_t)w * h * 3 / 2;
+    for( int i = 0; i <= n; i++ )
+    {
+        if( !fgets( line, sizeof(line), fp ) || strncmp( line, "FRAME", 5 ) )
+            goto end;
+        if( i < n && fseek( fp, (long)frame, SEEK_CUR ) )
+            goto end;
+    }
+    if( tframe_alloc( f, (w + 15) & ~15, (h + 15) & ~15 ) )
+        goto end;
+    for( int y = 0; y < h; y++ )
+        if( fread( f->p + y * f->stride, 1, w, fp ) != (size_t)w )
+        {
+            tframe_free( f );
+            goto end;
+        }
+    /* x264_frame_expand_border_mod16: replicate into the mod16 area */
+    for( int y = 0; y < f->h; y++ )
+        for( int x = (y < h ? w : 0); x < f->w; x++ )
+            f->p[y * f->stride + x] = f->p[cme_imin( y, h - 1 ) * f->stride + cme_imin( x, w - 1 )];
+    tframe_pad( f );
+    ret = 0;
+end:
+    fclose( fp );
+    return ret;
+}
+
+const char *test_data_dir( void )
+{
+    const char *env = getenv( "CUDA_ME_TEST_DATA" );
+    return env && *env ? env : "build/data";
+}
+
+/* Partition rectangles in result order (cuda_me.h). */
+static void part_rect( int p, int *x, int *y, int *w, int *h )
+{
+    if( p == 0 )       { *x = 0; *y = 0; *w = 16; *h = 16; }
+    else if( p < 3 )   { *x = 0; *y = 8*(p-1); *w = 16; *h = 8; }
+    else if( p < 5 )   { *x = 8*(p-3); *y = 0; *w = 8; *h = 16; }
+    else if( p < 9 )   { int q = p-5; *x = 8*(q&1); *y = 8*(q>>1); *w = 8; *h = 8; }
+    else if( p < 17 )  { int q = (p-9)>>1, j = (p-9)&1; *x = 8*(q&1); *y = 8*(q>>1) + 4*j; *w = 8; *h = 4; }
+    else if( p < 25 )  { int q = (p-17)>>1, j = (p-17)&1; *x = 8*(q&1) + 4*j; *y = 8*(q>>1); *w = 4; *h = 8; }
+    else               { int q = (p-25)>>2, i = (p-25)&3; *x = 8*(q&1) + 4*(i&1); *y = 8*(q>>1) + 4*(i>>1); *w = 4; *h = 4; }
+}
+
+static int clampi( int v, int lo, int hi ) { return v < lo ? lo : v > hi ? hi : v; }
+
+void oracle_mb( const tframe_t *cur, const tframe_t *ref, int mb_x, int mb_y, int range, int mv_range,
+                const uint16_t *mv_cost, int parts, cuda_me_result_t *out )
+{
+    /* x264's mb_analyse_init, in quarter pels, re-derived here on purpose */
+    const int mb_w = cur->w / 16, mb_h = cur->h / 16;
+    int fmv = 4 * mv_range;
+    int x0 = (cme_imax( 4*(-16*mb_x - 24), -fmv ) >> 2) + 6;
+    int x1 = (cme_imin( 4*(16*(mb_w - mb_x - 1) + 24), fmv - 1 ) >> 2) - 6;
+    int y0 = (cme_imax( 4*(-16*mb_y - 24), -fmv ) >> 2) + 6;
+    int y1 = (cme_imin( 4*(16*(mb_h - mb_y - 1) + 24), fmv - 1 ) >> 2) - 6;
+    x0 = cme_imax( x0, -range ); x1 = cme_imin( x1, range );
+    y0 = cme_imax( y0, -range ); y1 = cme_imin( y1, range );
+    for( int p = 0; p < parts; p++ )
+    {
+        int px, py, pw, ph;
+        part_rect( p, &px, &py, &pw, &ph );
+        uint32_t best = UINT32_MAX;
+        int bx = 0, by = 0;
+        for( int dy = y0; dy <= y1; dy++ )
+            for( int dx = x0; dx <= x1; dx++ )
+            {
+                uint32_t sad = 0;
+                for( int y = 0; y < ph; y++ )
+                    for( int x = 0; x < pw; x++ )
+                    {
+                        int cx = 16*mb_x + px + x, cy = 16*mb_y + py + y;
+                        int rx = clampi( cx + dx, 0, ref->w - 1 ), ry = clampi( cy + dy, 0, ref->h - 1 );
+                        sad += abs( cur->p[cy * cur->stride + cx] - ref->p[ry * ref->stride + rx] );
+                    }
+                uint32_t cost = sad + (mv_cost ? mv_cost[range + dx] + mv_cost[range + dy] : 0);
+                if( cost < best )
+                {
+                    best = cost;
+                    bx = dx;
+                    by = dy;
+                }
+            }
+        out[p].mv[0] = bx;
+        out[p].mv[1] = by;
+        out[p].cost = best;
+    }
+}
+
+void test_mv_cost( uint16_t *cost, int range )
+{
+    /* x264's init_costs() at X264_LOOKAHEAD_QP (lambda 1), full-pel samples */
+    for( int d = -range; d <= range; d++ )
+    {
+        int i = 4 * abs( d );
+        float l = i ? log2f( i + 1 ) * 2.0f + 1.718f : 0.718f;
+        cost[range + d] = (uint16_t)(int)(1 * l + .5f);
+    }
+}
+
+int results_compare( const char *name, const cuda_me_result_t *want, const cuda_me_result_t *got,
+                     int mb_w, int mb_h, int parts, uint32_t seed )
+{
+    int bad = 0, shown = 0;
+    for( int i = 0; i < mb_w * mb_h; i++ )
+        if( memcmp( want + i * parts, got + i * parts, parts * sizeof(*want) ) )
+            bad++;
+    if( !bad )
+        return 0;
+    printf( "%s: %d of %d macroblocks differ (seed %u)\n", name, bad, mb_w * mb_h, seed );
+    if( mb_w <= 128 )
+        for( int y = 0; y < mb_h && y < 72; y++ )
+        {
+            printf( "  " );
+            for( int x = 0; x < mb_w; x++ )
+                putchar( memcmp( want + (y*mb_w + x) * parts, got + (y*mb_w + x) * parts, parts * sizeof(*want) ) ? 'x' : '.' );
+            putchar( '\n' );
+        }
+    for( int i = 0; i < mb_w * mb_h && shown < 8; i++ )
+        for( int p = 0; p < parts && shown < 8; p++ )
+        {
+            const cuda_me_result_t *a = want + i * parts + p, *b = got + i * parts + p;
+            if( memcmp( a, b, sizeof(*a) ) )
+            {
+                printf( "  mb (%d,%d) part %d: want (%d,%d) cost %u, got (%d,%d) cost %u\n", i % mb_w, i / mb_w, p,
+                        a->mv[0], a->mv[1], a->cost, b->mv[0], b->mv[1], b->cost );
+                shown++;
+            }
+        }
+    fflush( stdout );
+    return bad;
+}
+
+int canary_intact( const void *p, size_t n )
+{
+    const uint8_t *b = p;
+    for( size_t i = 0; i < n; i++ )
+        if( b[i] != CANARY_BYTE )
+            return 0;
+    return 1;
+}
