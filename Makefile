@@ -78,7 +78,12 @@ $(B)/tests/test_cuda_me_static: $(TEST_SRC) $(TEST_HDR) $(HDR) $(B)/lib/libcuda_
 
 # ---------------------------------------------------------------- benchmark
 
+ifeq ($(HAVE_CUDA),yes)
 bench: $(B)/bench/bench_me
+else
+bench:
+	@echo "bench: no CUDA backend in this build"
+endif
 
 $(B)/bench/bench_me: tests/bench_me.c tests/test_util.c $(TEST_HDR) $(HDR) $(B)/lib/libcuda_me.a $(DEV_OBJ)
 	@mkdir -p $(dir $@)

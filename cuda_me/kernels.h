@@ -32,8 +32,10 @@ typedef struct cme_launch_t
 /* Scratch bytes one launch with these dimensions needs. */
 size_t cme_cuda_scratch_size( int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_parts );
 
-/* Kernels 1+2 (fused) and 3.  Returns the launch error, if any. */
+/* Kernels 1+2 (fused) and 3.  Returns the launch error, if any.  marks
+ * (may be NULL): marks[0] is recorded between the two kernels (benchmark). */
 cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stream );
+cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks );
 
 /* Replicates the edges of a w x h plane CME_PAD pixels outwards. */
 cudaError_t cme_cuda_pad( uint8_t *plane, int i_pitch, int w, int h, cudaStream_t stream );
@@ -46,7 +48,11 @@ cudaError_t cme_cuda_prepare( void );
  * benchmark and the tests only; needs cme_cuda_paper_scratch_size() bytes
  * of scratch in l->blk_keys. */
 size_t cme_cuda_paper_scratch_size( int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_parts );
-cudaError_t cme_cuda_search_paper( const cme_launch_t *l, cudaStream_t stream );
+cudaError_t cme_cuda_search_paper( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks );
+
+/* Benchmark only: a register-only loop of vabsdiff4 over n_blocks x 256
+ * threads; *absdiffs gets the number of pixel absolute differences done. */
+cudaError_t cme_cuda_peak_absdiff( int n_blocks, cudaStream_t stream, uint32_t *d_sink, double *absdiffs );
 
 #ifdef __cplusplus
 }

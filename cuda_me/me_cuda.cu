@@ -365,6 +365,11 @@ extern "C" size_t cme_cuda_scratch_size( int mb_w, int mb_h, int range, int mv_r
 
 extern "C" cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stream )
 {
+    return cme_cuda_search_marked( l, stream, NULL );
+}
+
+extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks )
+{
     search_geom_t g = search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_parts );
     if( !g.nb )
         return cudaErrorInvalidValue;
@@ -374,11 +379,15 @@ extern "C" cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stre
     if( l->i_parts == CUDA_ME_NPART )
     {
         search_kernel<CUDA_ME_NPART><<<grid, g.threads, g.smem, stream>>>( *l, g );
+        if( marks )
+            cudaEventRecord( marks[0], stream );
         reduce_kernel<CUDA_ME_NPART><<<(n3 + 255) / 256, 256, 0, stream>>>( *l, g.nb );
     }
     else
     {
         search_kernel<CUDA_ME_NPART_8x8><<<grid, g.threads, g.smem, stream>>>( *l, g );
+        if( marks )
+            cudaEventRecord( marks[0], stream );
         reduce_kernel<CUDA_ME_NPART_8x8><<<(n3 + 255) / 256, 256, 0, stream>>>( *l, g.nb );
     }
     return cudaGetLastError();

@@ -1,1 +1,237 @@
-int main(void){return 0;}
+/*****************************************************************************
+ * bench_me.c: kernel benchmark of the GPU full search (not a test)
+ *****************************************************************************
+ * Per frame size (QCIF .. 2160p) and range (16, 32, 64, 128), one reference,
+ * all 41 partitions with MV cost: ms per frame of each kernel and in total,
+ * kernel-only and with transfers (upload of the frame, padding, search,
+ * download of the results), for the mainline kernels and the paper's
+ * unfused ones; the pixel absolute differences per second achieved against
+ * the vabsdiff4 peak measured on the same GPU.  Timing with CUDA events:
+ * 3 warm-up runs, then the median of up to 25 runs.
+ *
+ *   bench_me [-o file.csv] [-q]      (-q: fewer sizes and runs)
+ *
+ * Frame content does not change the work (no data-dependent branches), so
+ * the frames are random.
+ *****************************************************************************/
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "internal.h"
+#include "kernels.h"
+#include "test_util.h"
+
+#define CHECK( x ) do { cudaError_t e_ = (x); if( e_ != cudaSuccess ) { \
+    fprintf( stderr, "%s failed: %s\n", #x, cudaGetErrorString( e_ ) ); exit( 1 ); } } while( 0 )
+
+static int cmp_float( const void *a, const void *b )
+{
+    float x = *(const float*)a, y = *(const float*)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct { float med, min; } stat_t;
+
+static stat_t stat_of( float *v, int n )
+{
+    qsort( v, n, sizeof(float), cmp_float );
+    stat_t s = { v[n/2], v[0] };
+    return s;
+}
+
+static double window_absdiffs( int mb_w, int mb_h, int range, int mv_range )
+{
+    double n = 0;
+    for( int y = 0; y < mb_h; y++ )
+        for( int x = 0; x < mb_w; x++ )
+        {
+            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, range, mv_range );
+            n += (double)(w.x_max - w.x_min + 1) * (w.y_max - w.y_min + 1) * 256;
+        }
+    return n;
+}
+
+int main( int argc, char **argv )
+{
+    const char *csv_path = NULL;
+    int quick = 0;
+    for( int i = 1; i < argc; i++ )
+    {
+        if( !strcmp( argv[i], "-o" ) && i + 1 < argc )
+            csv_path = argv[++i];
+        else if( !strcmp( argv[i], "-q" ) )
+            quick = 1;
+        else
+        {
+            fprintf( stderr, "usage: %s [-o file.csv] [-q]\n", argv[0] );
+            return 2;
+        }
+    }
+    int ndev = 0;
+    if( cudaGetDeviceCount( &ndev ) != cudaSuccess || !ndev )
+    {
+        fprintf( stderr, "bench_me: no CUDA device\n" );
+        return 1;
+    }
+    struct cudaDeviceProp prop;
+    CHECK( cudaGetDeviceProperties( &prop, 0 ) );
+    int drv = 0, rt = 0;
+    cudaDriverGetVersion( &drv );
+    cudaRuntimeGetVersion( &rt );
+    const char *commit = getenv( "CUDA_ME_COMMIT" );
+    printf( "# bench_me: %s, sm_%d%d, %d SMs, driver %d.%d, runtime %d.%d, commit %s\n", prop.name, prop.major, prop.minor,
+            prop.multiProcessorCount, drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10, commit ? commit : "unknown" );
+
+    cudaStream_t st;
+    CHECK( cudaStreamCreate( &st ) );
+    cudaEvent_t ev[5];
+    for( int i = 0; i < 5; i++ )
+        CHECK( cudaEventCreate( &ev[i] ) );
+
+    /* peak */
+    uint32_t *d_sink;
+    CHECK( cudaMalloc( (void**)&d_sink, 64 ) );
+    double peak = 0;
+    for( int r = 0; r < 6; r++ )
+    {
+        double n;
+        CHECK( cudaEventRecord( ev[0], st ) );
+        CHECK( cme_cuda_peak_absdiff( prop.multiProcessorCount * 16, st, d_sink, &n ) );
+        CHECK( cudaEventRecord( ev[1], st ) );
+        CHECK( cudaEventSynchronize( ev[1] ) );
+        float ms;
+        CHECK( cudaEventElapsedTime( &ms, ev[0], ev[1] ) );
+        if( r >= 1 && n / (ms * 1e-3) > peak )
+            peak = n / (ms * 1e-3);
+    }
+    printf( "# peak: %.2f T pixel-absdiffs/s (register-only vabsdiff4 loop)\n", peak * 1e-12 );
+
+    FILE *csv = csv_path ? fopen( csv_path, "w" ) : NULL;
+    if( csv_path && !csv )
+    {
+        perror( csv_path );
+        return 1;
+    }
+    if( csv )
+    {
+        fprintf( csv, "# %s sm_%d%d driver %d.%d runtime %d.%d commit %s peak_tabs %.3f\n", prop.name, prop.major, prop.minor,
+                 drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10, commit ? commit : "unknown", peak * 1e-12 );
+        fprintf( csv, "size,width,height,range,parts,variant,kernel,ms_median,ms_min,absdiffs,tabs_per_s,pct_of_peak\n" );
+    }
+
+    static const struct { const char *name; int w, h; } sizes[] = {
+        { "QCIF", 176, 144 }, { "CIF", 352, 288 }, { "720p", 1280, 720 }, { "1080p", 1920, 1088 }, { "2160p", 3840, 2160 } };
+    static const int ranges[] = { 16, 32, 64, 128 };
+    const int parts = CUDA_ME_NPART, mv_range = 512;
+    uint16_t mv_cost[2*CUDA_ME_RANGE_MAX+1];
+
+    printf( "%-6s %5s %-8s %-12s %10s %10s %10s %8s\n", "size", "range", "variant", "kernel", "ms/frame", "min", "T abs/s", "%peak" );
+    for( unsigned si = 0; si < sizeof(sizes)/sizeof(*sizes); si++ )
+    {
+        if( quick && (si == 0 || si == 4) )
+            continue;
+        const int w = sizes[si].w, h = sizes[si].h, mb_w = w / 16, mb_h = h / 16;
+        const int pitch = (w + 2*CME_PAD + 127) & ~127;
+        const size_t plane = (size_t)pitch * (h + 2*CME_PAD);
+        uint8_t *d_cur, *d_ref, *h_frame;
+        CHECK( cudaMalloc( (void**)&d_cur, plane ) );
+        CHECK( cudaMalloc( (void**)&d_ref, plane ) );
+        CHECK( cudaHostAlloc( (void**)&h_frame, (size_t)w * h, cudaHostAllocDefault ) );
+        uint32_t rng = 12345;
+        for( size_t i = 0; i < (size_t)w * h; i++ )
+            h_frame[i] = (uint8_t)test_rand( &rng );
+        uint8_t *pc = d_cur + CME_PAD * pitch + CME_PAD, *pr = d_ref + CME_PAD * pitch + CME_PAD;
+        CHECK( cudaMemcpy2D( pr, pitch, h_frame, w, w, h, cudaMemcpyHostToDevice ) );
+        CHECK( cme_cuda_pad( pr, pitch, w, h, st ) );
+        size_t out_bytes = (size_t)mb_w * mb_h * parts * sizeof(cuda_me_result_t);
+        cuda_me_result_t *d_out, *h_out;
+        CHECK( cudaMalloc( (void**)&d_out, out_bytes ) );
+        CHECK( cudaHostAlloc( (void**)&h_out, out_bytes, cudaHostAllocDefault ) );
+
+        for( unsigned ri = 0; ri < sizeof(ranges)/sizeof(*ranges); ri++ )
+        {
+            const int range = ranges[ri];
+            test_mv_cost( mv_cost, range );
+            uint16_t *d_cost;
+            CHECK( cudaMalloc( (void**)&d_cost, sizeof(mv_cost) ) );
+            CHECK( cudaMemcpy( d_cost, mv_cost, sizeof(mv_cost), cudaMemcpyHostToDevice ) );
+            const double absdiffs = window_absdiffs( mb_w, mb_h, range, mv_range );
+
+            for( int paper = 0; paper < 2; paper++ )
+            {
+                size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, parts )
+                                       : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, parts );
+                if( paper && scratch > ((size_t)8 << 30) )
+                {
+                    printf( "%-6s %5d %-8s (skipped: needs %.1f GiB of scratch)\n", sizes[si].name, range, "paper", scratch / 1073741824. );
+                    continue;
+                }
+                uint64_t *d_scratch;
+                CHECK( cudaMalloc( (void**)&d_scratch, scratch ) );
+                cme_launch_t l = { pc, pr, pitch, mb_w, mb_h, range, mv_range, parts, d_cost, d_scratch, d_out };
+                const int nk = paper ? 3 : 2;
+                static const char *knames[2][3] = { { "1+2 search", "3 reduce" }, { "1 sad", "2 merge", "3 reduce" } };
+                const int runs = quick ? 8 : 25;
+                float t[4][32], tt[32];
+                for( int r = -3; r < runs; r++ )
+                {
+                    /* kernel only */
+                    CHECK( cudaEventRecord( ev[0], st ) );
+                    CHECK( paper ? cme_cuda_search_paper( &l, st, ev + 1 ) : cme_cuda_search_marked( &l, st, ev + 1 ) );
+                    CHECK( cudaEventRecord( ev[nk], st ) );
+                    CHECK( cudaEventSynchronize( ev[nk] ) );
+                    /* with transfers: a new frame up, padded, searched, results down */
+                    CHECK( cudaEventRecord( ev[3 + 0 * 0], st ) );
+                    CHECK( cudaMemcpy2DAsync( pc, pitch, h_frame, w, w, h, cudaMemcpyHostToDevice, st ) );
+                    CHECK( cme_cuda_pad( pc, pitch, w, h, st ) );
+                    CHECK( cme_cuda_search( &l, st ) );
+                    CHECK( cudaMemcpyAsync( h_out, d_out, out_bytes, cudaMemcpyDeviceToHost, st ) );
+                    CHECK( cudaEventRecord( ev[4], st ) );
+                    CHECK( cudaEventSynchronize( ev[4] ) );
+                    if( r < 0 )
+                        continue;
+                    for( int k = 0; k < nk; k++ )
+                        CHECK( cudaEventElapsedTime( &t[k][r], ev[k], ev[k+1] ) );
+                    CHECK( cudaEventElapsedTime( &t[3][r], ev[0], ev[nk] ) );
+                    CHECK( cudaEventElapsedTime( &tt[r], ev[3], ev[4] ) );
+                }
+                const char *vname = paper ? "paper" : "mainline";
+                for( int k = 0; k <= nk; k++ )
+                {
+                    int idx = k < nk ? k : 3;
+                    const char *kn = k < nk ? knames[paper][k] : "total";
+                    stat_t s = stat_of( t[idx], runs );
+                    double rate = absdiffs / (s.med * 1e-3);
+                    printf( "%-6s %5d %-8s %-12s %10.4f %10.4f %10.2f %8.1f\n", sizes[si].name, range, vname, kn, s.med, s.min,
+                            k == nk ? rate * 1e-12 : 0., k == nk ? 100. * rate / peak : 0. );
+                    if( csv )
+                        fprintf( csv, "%s,%d,%d,%d,%d,%s,%s,%.5f,%.5f,%.0f,%.4f,%.2f\n", sizes[si].name, w, h, range, parts, vname, kn,
+                                 s.med, s.min, absdiffs, k == nk ? rate * 1e-12 : 0., k == nk ? 100. * rate / peak : 0. );
+                }
+                if( !paper )
+                {
+                    stat_t s = stat_of( tt, runs );
+                    printf( "%-6s %5d %-8s %-12s %10.4f %10.4f\n", sizes[si].name, range, vname, "with xfers", s.med, s.min );
+                    if( csv )
+                        fprintf( csv, "%s,%d,%d,%d,%d,%s,%s,%.5f,%.5f,%.0f,,\n", sizes[si].name, w, h, range, parts, vname,
+                                 "total+transfers", s.med, s.min, absdiffs );
+                }
+                cudaFree( d_scratch );
+            }
+            cudaFree( d_cost );
+            fflush( stdout );
+        }
+        cudaFree( d_cur );
+        cudaFree( d_ref );
+        cudaFree( d_out );
+        cudaFreeHost( h_out );
+        cudaFreeHost( h_frame );
+    }
+    if( csv )
+        fclose( csv );
+    return 0;
+}

@@ -145,7 +145,7 @@ static void run_kernels( int paper, const tframe_t *cur, const tframe_t *ref, in
     l.mv_cost = d_cost;
     l.blk_keys = d_scratch;
     l.out = (cuda_me_result_t*)d_out;
-    CU( paper ? cme_cuda_search_paper( &l, 0 ) : cme_cuda_search( &l, 0 ) );
+    CU( paper ? cme_cuda_search_paper( &l, 0, NULL ) : cme_cuda_search( &l, 0 ) );
     CU( cudaDeviceSynchronize() );
 
     uint8_t *h_out = malloc( n + GUARD );
@@ -168,6 +168,12 @@ START_TEST( test_kernels )
               c->clip ? c->clip : "synthetic", c->range, c->mv_range );
     if( !have_gpu( name ) )
         return;
+    const char *san = getenv( "CUDA_ME_SANITIZE" );
+    if( san && atoi( san ) && (size_t)c->w * c->h * (2*c->range + 1) * (2*c->range + 1) > ((size_t)1 << 30) )
+    {
+        printf( "--- %s: too big to run under compute-sanitizer (CUDA_ME_SANITIZE=1)\n", name );
+        return;
+    }
     tframe_t cur, ref;
     if( load_case( c, _i, &cur, &ref ) )
         return;

@@ -136,7 +136,7 @@ extern "C" size_t cme_cuda_paper_scratch_size( int mb_w, int mb_h, int range, in
     return keys_bytes( &g, mb_w * mb_h, np ) + (size_t)mb_w * mb_h * g.max_pos * 16 * sizeof(uint16_t);
 }
 
-extern "C" cudaError_t cme_cuda_search_paper( const cme_launch_t *l, cudaStream_t stream )
+extern "C" cudaError_t cme_cuda_search_paper( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks )
 {
     paper_geom_t g = paper_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range );
     const int mb_count = l->i_mb_width * l->i_mb_height;
@@ -144,15 +144,50 @@ extern "C" cudaError_t cme_cuda_search_paper( const cme_launch_t *l, cudaStream_
     const dim3 grid( mb_count, g.nb );
     const int n3 = mb_count * l->i_parts;
     paper_sad_kernel<<<grid, PT, g.smem, stream>>>( *l, g, sads );
+    if( marks )
+        cudaEventRecord( marks[0], stream );
     if( l->i_parts == CUDA_ME_NPART )
     {
         paper_merge_kernel<CUDA_ME_NPART><<<grid, PT, 0, stream>>>( *l, g, sads );
+        if( marks )
+            cudaEventRecord( marks[1], stream );
         reduce_kernel<CUDA_ME_NPART><<<(n3 + 255) / 256, 256, 0, stream>>>( *l, g.nb );
     }
     else
     {
         paper_merge_kernel<CUDA_ME_NPART_8x8><<<grid, PT, 0, stream>>>( *l, g, sads );
+        if( marks )
+            cudaEventRecord( marks[1], stream );
         reduce_kernel<CUDA_ME_NPART_8x8><<<(n3 + 255) / 256, 256, 0, stream>>>( *l, g.nb );
     }
+    return cudaGetLastError();
+}
+
+/* The instruction peak the benchmark compares against: 8 independent
+ * chains of vabsdiff4 accumulations, 32 per iteration, operands in registers. */
+static __global__ void peak_kernel( uint32_t *sink, int iters )
+{
+    uint32_t a = threadIdx.x * 0x01010101u, b = blockIdx.x * 0x00FF00FFu;
+    uint32_t acc[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+    for( int i = 0; i < iters; i++ )
+    {
+#pragma unroll
+        for( int r = 0; r < 4; r++ )
+#pragma unroll
+            for( int k = 0; k < 8; k++ )
+                asm volatile( "vabsdiff4.u32.u32.u32.add %0, %1, %2, %0;" : "+r"(acc[k]) : "r"(a + k), "r"(b) );
+    }
+    uint32_t s = 0;
+    for( int k = 0; k < 8; k++ )
+        s += acc[k];
+    if( s == 0x12345678u )
+        sink[0] = s;
+}
+
+extern "C" cudaError_t cme_cuda_peak_absdiff( int n_blocks, cudaStream_t stream, uint32_t *d_sink, double *absdiffs )
+{
+    const int iters = 1024;
+    peak_kernel<<<n_blocks, 256, 0, stream>>>( d_sink, iters );
+    *absdiffs = (double)n_blocks * 256 * iters * 32 * 4;
     return cudaGetLastError();
 }
