@@ -36,8 +36,9 @@ unit)
 sanitize)
     for tool in memcheck racecheck synccheck; do
         sec "compute-sanitizer $tool"
-        CK_FORK=no CK_RUN_SUITE=gpu CUDA_ME_SANITIZE=1 CUDA_ME_REQUIRE_GPU=1 \
-            compute-sanitizer --tool "$tool" --error-exitcode 9 "$T" > "$OUT/sanitize-$tool.log" 2>&1
+        level=1; [ "$tool" = memcheck ] || level=2
+        CK_FORK=no CK_RUN_SUITE=gpu CUDA_ME_SANITIZE=$level CUDA_ME_REQUIRE_GPU=1 \
+            timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 9 "$T" > "$OUT/sanitize-$tool.log" 2>&1
         rc=$?
         tail -4 "$OUT/sanitize-$tool.log"
         echo "compute-sanitizer $tool: exit $rc"
