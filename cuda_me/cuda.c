@@ -312,7 +312,7 @@ static int cu_frame_put( cuda_me_t *h, cme_frame_t *f, const uint8_t *luma, intp
     uint8_t *st = g->h_stage[s];
     for( int y = 0; y < hgt; y++ )
         memcpy( st + (size_t)y * w, luma + y * i_stride, w );
-    g->b_stage_used[s] = 1;
+    g->b_stage_used[s] = 0;
     if( (ret = CME_CUDA( NOFAULT, cudaEventRecord( g->stage_start[s], g->up_stream ) )) < 0 ||
         (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpy2DAsync( cf->d_plane, g->i_pitch, st, w, w, hgt,
                                                             cudaMemcpyHostToDevice, g->up_stream ) )) < 0 ||
@@ -320,6 +320,7 @@ static int cu_frame_put( cuda_me_t *h, cme_frame_t *f, const uint8_t *luma, intp
         (ret = CME_CUDA( NOFAULT, cudaEventRecord( g->stage_end[s], g->up_stream ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaEventRecord( cf->uploaded, g->up_stream ) )) < 0 )
         return ret;
+    g->b_stage_used[s] = 1;   /* both events recorded: its time can be read */
     return 0;
 }
 

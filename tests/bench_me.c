@@ -9,7 +9,8 @@
  * the vabsdiff4 peak measured on the same GPU.  Timing with CUDA events:
  * 3 warm-up runs, then the median of up to 25 runs.
  *
- *   bench_me [-o file.csv] [-q]      (-q: fewer sizes and runs)
+ *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE]
+ *                                    (-q: fewer sizes and runs; -s/-r: one size/range)
  *
  * Frame content does not change the work (no data-dependent branches), so
  * the frames are random.
@@ -57,17 +58,21 @@ static double window_absdiffs( int mb_w, int mb_h, int range, int mv_range )
 
 int main( int argc, char **argv )
 {
-    const char *csv_path = NULL;
-    int quick = 0;
+    const char *csv_path = NULL, *only_size = NULL;
+    int quick = 0, only_range = 0;
     for( int i = 1; i < argc; i++ )
     {
         if( !strcmp( argv[i], "-o" ) && i + 1 < argc )
             csv_path = argv[++i];
         else if( !strcmp( argv[i], "-q" ) )
             quick = 1;
+        else if( !strcmp( argv[i], "-s" ) && i + 1 < argc )
+            only_size = argv[++i];
+        else if( !strcmp( argv[i], "-r" ) && i + 1 < argc )
+            only_range = atoi( argv[++i] );
         else
         {
-            fprintf( stderr, "usage: %s [-o file.csv] [-q]\n", argv[0] );
+            fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p] [-r range]\n", argv[0] );
             return 2;
         }
     }
@@ -132,7 +137,7 @@ int main( int argc, char **argv )
     printf( "%-6s %5s %-8s %-12s %10s %10s %10s %8s\n", "size", "range", "variant", "kernel", "ms/frame", "min", "T abs/s", "%peak" );
     for( unsigned si = 0; si < sizeof(sizes)/sizeof(*sizes); si++ )
     {
-        if( quick && (si == 0 || si == 4) )
+        if( (quick && (si == 0 || si == 4)) || (only_size && strcmp( only_size, sizes[si].name )) )
             continue;
         const int w = sizes[si].w, h = sizes[si].h, mb_w = w / 16, mb_h = h / 16;
         const int pitch = (w + 2*CME_PAD + 127) & ~127;
@@ -155,6 +160,8 @@ int main( int argc, char **argv )
         for( unsigned ri = 0; ri < sizeof(ranges)/sizeof(*ranges); ri++ )
         {
             const int range = ranges[ri];
+            if( only_range && range != only_range )
+                continue;
             test_mv_cost( mv_cost, range );
             uint16_t *d_cost;
             CHECK( cudaMalloc( (void**)&d_cost, sizeof(mv_cost) ) );
