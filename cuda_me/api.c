@@ -189,13 +189,13 @@ static cuda_me_t *cme_open( const cuda_me_param_t *param, int *err )
     h->i_parts = param->i_parts;
     if( param->mv_cost )
     {
-        h->mv_cost = malloc( (2*param->i_range + 1) * sizeof(uint16_t) );
+        h->mv_cost = malloc( (4*param->i_range + 1) * sizeof(uint16_t) );
         if( !h->mv_cost || cme_fault( h, CME_FAULT_ALLOC ) )
         {
             ret = CUDA_ME_ENOMEM;
             goto fail;
         }
-        memcpy( h->mv_cost, param->mv_cost, (2*param->i_range + 1) * sizeof(uint16_t) );
+        memcpy( h->mv_cost, param->mv_cost, (4*param->i_range + 1) * sizeof(uint16_t) );
     }
     h->param.mv_cost = h->mv_cost;
 
@@ -283,7 +283,7 @@ static int cme_put_frame( cuda_me_t *h, int i_frame, const uint8_t *luma, intptr
     return ret < 0 ? cme_set_error( h, ret ) : 0;
 }
 
-static int cme_submit( cuda_me_t *h, int i_cur, int i_ref )
+static int cme_submit( cuda_me_t *h, int i_cur, int i_ref, const cuda_me_job_t *jp )
 {
     if( h->i_error )
         return h->i_error;
@@ -298,7 +298,7 @@ static int cme_submit( cuda_me_t *h, int i_cur, int i_ref )
     if( job_find( h, i_cur, i_ref ) )
     {
         pthread_mutex_unlock( &h->lock );
-        return 0;
+        return 1;
     }
     cme_job_t *j = h->free_jobs;
     if( j )
@@ -327,6 +327,12 @@ static int cme_submit( cuda_me_t *h, int i_cur, int i_ref )
         j->ref = ref;
         j->i_state = CME_JOB_PENDING;
         j->b_got = 0;
+        j->b_centre = jp && jp->centre;
+        j->b_cost = jp && jp->mv_cost;
+        if( j->b_centre )
+            memcpy( j->centre, jp->centre, (size_t)h->i_mb_count * 2 * sizeof(int16_t) );
+        if( j->b_cost )
+            memcpy( j->mv_cost, jp->mv_cost, (4*h->param.i_range + 1) * sizeof(uint16_t) );
         ret = h->be->job_submit( h, j );
     }
 

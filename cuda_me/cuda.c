@@ -43,6 +43,8 @@ typedef struct cme_cuda_t
     int i_next_stream;
     uint64_t *d_scratch[CME_STREAMS];
     cuda_me_result_t *d_out[CME_STREAMS];
+    int16_t *d_centre[CME_STREAMS];     /* the job's centres, copied per job */
+    uint16_t *d_cost[CME_STREAMS];      /* the job's MV costs, copied per job */
     uint16_t *d_mv_cost;
     uint8_t *h_stage[CME_STAGES];
     cudaEvent_t stage_start[CME_STAGES], stage_end[CME_STAGES];
@@ -50,7 +52,7 @@ typedef struct cme_cuda_t
     int i_next_stage;
     int i_pitch;                  /* device frames, bytes */
     size_t frame_bytes;           /* one padded device frame */
-    size_t scratch_bytes, out_bytes;
+    size_t scratch_bytes, out_bytes, centre_bytes, cost_bytes;
 } cme_cuda_t;
 
 typedef struct cme_cuda_frame_t
@@ -172,6 +174,8 @@ static int cu_init( cuda_me_t *h )
     g->scratch_bytes = cme_cuda_scratch_size( h->i_mb_width, h->i_mb_height, h->param.i_range,
                                               h->param.i_mv_range, h->i_parts );
     g->out_bytes = (size_t)h->i_mb_count * h->i_parts * sizeof(cuda_me_result_t);
+    g->centre_bytes = (size_t)h->i_mb_count * 2 * sizeof(int16_t);
+    g->cost_bytes = (4*h->param.i_range + 1) * sizeof(uint16_t);
     if( !g->scratch_bytes )
     {
         cme_log( h, CUDA_ME_LOG_ERROR, "no kernel geometry for range %d\n", h->param.i_range );
@@ -185,9 +189,11 @@ static int cu_init( cuda_me_t *h )
     {
         if( (ret = CME_CUDA( NOFAULT, cudaStreamCreateWithFlags( &g->stream[i], cudaStreamNonBlocking ) )) < 0 ||
             (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_scratch[i], g->scratch_bytes ) )) < 0 ||
-            (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_out[i], g->out_bytes ) )) < 0 )
+            (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_out[i], g->out_bytes ) )) < 0 ||
+            (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_centre[i], g->centre_bytes ) )) < 0 ||
+            (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_cost[i], g->cost_bytes ) )) < 0 )
             goto fail;
-        device_account( h, g->scratch_bytes + g->out_bytes );
+        device_account( h, g->scratch_bytes + g->out_bytes + g->centre_bytes + g->cost_bytes );
     }
     for( int i = 0; i < CME_STAGES; i++ )
     {
@@ -199,7 +205,7 @@ static int cu_init( cuda_me_t *h )
     }
     if( h->mv_cost )
     {
-        size_t size = (2*h->param.i_range + 1) * sizeof(uint16_t);
+        size_t size = (4*h->param.i_range + 1) * sizeof(uint16_t);
         if( (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_mv_cost, size ) )) < 0 ||
             (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpy( g->d_mv_cost, h->mv_cost, size, cudaMemcpyHostToDevice ) )) < 0 )
             goto fail;
@@ -239,6 +245,8 @@ static void cu_uninit( cuda_me_t *h )
         }
         cudaFree( g->d_scratch[i] );
         cudaFree( g->d_out[i] );
+        cudaFree( g->d_centre[i] );
+        cudaFree( g->d_cost[i] );
     }
     if( g->up_stream )
     {
@@ -333,12 +341,15 @@ static int cu_job_alloc( cuda_me_t *h, cme_job_t *j )
         return CUDA_ME_ENOMEM;
     j->gpu = cj;
     if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
-        (ret = CME_CUDA( CME_FAULT_ALLOC, cudaHostAlloc( (void**)&j->res, g->out_bytes, cudaHostAllocDefault ) )) < 0 ||
+        (ret = CME_CUDA( CME_FAULT_ALLOC, cudaHostAlloc( (void**)&j->res, g->out_bytes + g->centre_bytes + g->cost_bytes,
+                                                         cudaHostAllocDefault ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaEventCreate( &cj->start ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaEventCreate( &cj->searched ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaEventCreate( &cj->copied ) )) < 0 )
         return ret;   /* job_free cleans up */
-    host_account( h, g->out_bytes );
+    j->centre = (int16_t*)((uint8_t*)j->res + g->out_bytes);
+    j->mv_cost = (uint16_t*)((uint8_t*)j->centre + g->centre_bytes);
+    host_account( h, g->out_bytes + g->centre_bytes + g->cost_bytes );
     return 0;
 }
 
@@ -382,7 +393,8 @@ static int cu_job_submit( cuda_me_t *h, cme_job_t *j )
     l.i_range = h->param.i_range;
     l.i_mv_range = h->param.i_mv_range;
     l.i_parts = h->i_parts;
-    l.mv_cost = g->d_mv_cost;
+    l.mv_cost = j->b_cost ? g->d_cost[i] : g->d_mv_cost;
+    l.centre = j->b_centre ? g->d_centre[i] : NULL;
     l.blk_keys = g->d_scratch[i];
     l.out = g->d_out[i];
 
@@ -390,6 +402,12 @@ static int cu_job_submit( cuda_me_t *h, cme_job_t *j )
         (ret = CME_CUDA( NOFAULT, cudaStreamWaitEvent( st, ((cme_cuda_frame_t*)j->cur->gpu)->uploaded, 0 ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaStreamWaitEvent( st, ((cme_cuda_frame_t*)j->ref->gpu)->uploaded, 0 ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaEventRecord( cj->start, st ) )) < 0 ||
+        (j->b_centre &&
+         (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( g->d_centre[i], j->centre, g->centre_bytes,
+                                                           cudaMemcpyHostToDevice, st ) )) < 0) ||
+        (j->b_cost &&
+         (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( g->d_cost[i], j->mv_cost, g->cost_bytes,
+                                                           cudaMemcpyHostToDevice, st ) )) < 0) ||
         (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_search( &l, st ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaEventRecord( cj->searched, st ) )) < 0 ||
         (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( j->res, l.out, g->out_bytes, cudaMemcpyDeviceToHost, st ) )) < 0 ||

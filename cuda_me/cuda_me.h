@@ -8,9 +8,10 @@
  * the 41 H.264 partitions of the macroblock, the best motion vector and its
  * cost.  The search is defined exactly (see spec.h and README.md):
  *
- *   window   (0,0) +- range, intersected with x264's static MV limits
+ *   window   centre +- range (centre: (0,0) or given per macroblock), moved
+ *            inside x264's static MV limits
  *   pixels   outside the frame are the nearest edge pixel (x264's padding)
- *   cost     integer SAD of the partition + mv_cost[dx] + mv_cost[dy]
+ *   cost     integer SAD of the partition + the cost of (dx,dy) - centre
  *   ties     the first position in raster order (smallest dy, then dx) wins
  *
  * Two backends compute it: the C reference (always available) and CUDA.  Both
@@ -32,7 +33,7 @@
 extern "C" {
 #endif
 
-#define CUDA_ME_API_VERSION 1
+#define CUDA_ME_API_VERSION 2
 
 /* Partitions of one macroblock, in the order results are stored.
  * 4x4 blocks are numbered as x264 does: idx = 4*i8x8 + i4x4, where both
@@ -80,7 +81,8 @@ enum cuda_me_error
 };
 
 /* Best vector of one partition.  mv is full-pel and relative to the
- * macroblock (not to the partition); cost = SAD + mv_cost[mvx] + mv_cost[mvy]. */
+ * macroblock (not to the partition); cost = SAD + mv_cost[2*range + mvx - cx]
+ * + mv_cost[2*range + mvy - cy], (cx, cy) the centre clipped to the limits. */
 typedef struct cuda_me_result_t
 {
     int16_t  mv[2];
@@ -94,8 +96,9 @@ typedef struct cuda_me_param_t
     int i_range;        /* search range R: window (0,0) +- R, full-pel, 4..128 */
     int i_mv_range;     /* x264's param.analyse.i_mv_range, >= 32: static MV limits */
     int i_parts;        /* CUDA_ME_NPART_8x8 or CUDA_ME_NPART results per macroblock */
-    /* Cost of one full-pel vector component d in [-i_range, i_range] is
-     * mv_cost[i_range + d] (copied at open).  NULL: pure SAD. */
+    /* Cost of a full-pel vector component at distance d from the window
+     * centre, d in [-2*i_range, 2*i_range]: mv_cost[2*i_range + d] (copied at
+     * open; jobs may give their own).  NULL: pure SAD. */
     const uint16_t *mv_cost;
     int i_backend;      /* enum cuda_me_backend */
     int i_device;       /* CUDA device ordinal */
@@ -121,6 +124,13 @@ typedef struct cuda_me_stats_t
     int64_t i_host_bytes;       /* host (pinned) memory held now */
 } cuda_me_stats_t;
 
+/* Optional per-search parameters (copied by submit). */
+typedef struct cuda_me_job_t
+{
+    const int16_t *centre;      /* [mb_y][mb_x][2]: full-pel window centres; NULL: (0,0) */
+    const uint16_t *mv_cost;    /* 4*i_range+1 entries as in cuda_me_param_t; NULL: open()'s */
+} cuda_me_job_t;
+
 typedef struct cuda_me_t cuda_me_t;
 
 /* The hook table.  Every member is always set. */
@@ -134,8 +144,9 @@ typedef struct cuda_me_function_t
      * the caller may reuse the memory on return.  i_frame must be new. */
     int  (*put_frame)( cuda_me_t *h, int i_frame, const uint8_t *luma, intptr_t i_stride );
     /* Searches i_cur against i_ref, asynchronously.  Both must have been put.
-     * Returns 0, or 1 if a frame is unknown (nothing submitted), or < 0. */
-    int  (*submit)( cuda_me_t *h, int i_cur, int i_ref );
+     * job may be NULL.  Returns 0, or 1 if a frame is unknown or the pair was
+     * already submitted (nothing done), or < 0. */
+    int  (*submit)( cuda_me_t *h, int i_cur, int i_ref, const cuda_me_job_t *job );
     /* No new job will name i_frame as a reference (call once per frame). */
     void (*release_frame)( cuda_me_t *h, int i_frame );
     /* Results of a submitted pair: [mb_y][mb_x][i_parts].  Blocks until they

@@ -43,6 +43,9 @@ typedef struct cme_job_t
     int i_state;
     int b_got;               /* results were read at least once */
     cuda_me_result_t *res;   /* [mb][i_parts] */
+    int16_t *centre;         /* [mb][2], valid if b_centre */
+    uint16_t *mv_cost;       /* 4*range+1, valid if b_cost */
+    int b_centre, b_cost;
     void *gpu;               /* CUDA backend: struct cme_cuda_job_t */
     struct cme_job_t *next;
 } cme_job_t;
@@ -52,7 +55,8 @@ typedef struct cme_backend_t
     const char *name;
     int  (*init)( cuda_me_t *h );
     void (*uninit)( cuda_me_t *h );
-    /* Buffers of a new frame or job slot; called when no free slot exists. */
+    /* Buffers of a new frame or job slot (res, centre, mv_cost); called when
+     * no free slot exists. */
     int  (*frame_alloc)( cuda_me_t *h, cme_frame_t *f );
     void (*frame_free)( cuda_me_t *h, cme_frame_t *f );
     int  (*frame_put)( cuda_me_t *h, cme_frame_t *f, const uint8_t *luma, intptr_t i_stride );
@@ -78,7 +82,7 @@ enum cme_fault_kind
 struct cuda_me_t
 {
     cuda_me_param_t param;
-    uint16_t *mv_cost;       /* own copy, 2*range+1 entries, or NULL */
+    uint16_t *mv_cost;       /* own copy, 4*range+1 entries, or NULL */
     int i_mb_width, i_mb_height, i_mb_count;
     int i_parts;
     int i_backend;           /* CUDA_ME_BACKEND_CUDA or _C after open */
@@ -118,7 +122,7 @@ double cme_time_ms( void );
 void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
                    const uint8_t *ref, intptr_t i_ref_stride,
                    int i_mb_width, int i_mb_height, int i_range, int i_mv_range,
-                   const uint16_t *mv_cost, int i_parts, cuda_me_result_t *out );
+                   const uint16_t *mv_cost, const int16_t *centre, int i_parts, cuda_me_result_t *out );
 
 /* Copies a w x h plane into dst (pixel (0,0), stride) and replicates its
  * edges CME_PAD pixels outwards. */

@@ -24,7 +24,8 @@ typedef struct cme_launch_t
     int i_mb_width, i_mb_height;
     int i_range, i_mv_range;
     int i_parts;                    /* 9 or 41 */
-    const uint16_t *mv_cost;        /* device, 2*range+1 entries, or NULL */
+    const uint16_t *mv_cost;        /* device, 4*range+1 entries, or NULL */
+    const int16_t *centre;          /* device, [mb][2] window centres, or NULL: (0,0) */
     uint64_t *blk_keys;             /* device scratch, cme_cuda_scratch_size() bytes */
     cuda_me_result_t *out;          /* device, mb_count * i_parts */
 } cme_launch_t;
@@ -36,6 +37,11 @@ size_t cme_cuda_scratch_size( int i_mb_width, int i_mb_height, int i_range, int 
  * (may be NULL): marks[0] is recorded between the two kernels (benchmark). */
 cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stream );
 cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks );
+
+/* Tests and benchmark: selects kernel variant v (v < 0: keep the current
+ * one) and returns its index, or -1 past the last; *k and *minb get its
+ * positions per run and register budget. */
+int cme_cuda_variant( int v, int *k, int *minb );
 
 /* Replicates the edges of a w x h plane CME_PAD pixels outwards. */
 cudaError_t cme_cuda_pad( uint8_t *plane, int i_pitch, int w, int h, cudaStream_t stream );

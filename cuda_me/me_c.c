@@ -42,13 +42,15 @@ static inline uint32_t sad_4x4( const uint8_t *a, intptr_t sa, const uint8_t *b,
 void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
                    const uint8_t *ref, intptr_t i_ref_stride,
                    int i_mb_width, int i_mb_height, int i_range, int i_mv_range,
-                   const uint16_t *mv_cost, int i_parts, cuda_me_result_t *out )
+                   const uint16_t *mv_cost, const int16_t *centre, int i_parts, cuda_me_result_t *out )
 {
     for( int mb_y = 0; mb_y < i_mb_height; mb_y++ )
         for( int mb_x = 0; mb_x < i_mb_width; mb_x++ )
         {
-            cme_window_t w = cme_get_window( mb_x, mb_y, i_mb_width, i_mb_height, i_range, i_mv_range );
-            const uint8_t *c = cur + 16*mb_y * i_cur_stride + 16*mb_x;
+            const int16_t *c = centre ? centre + 2 * (mb_y * i_mb_width + mb_x) : NULL;
+            cme_window_t w = cme_get_window( mb_x, mb_y, i_mb_width, i_mb_height, i_range, i_mv_range,
+                                             c ? c[0] : 0, c ? c[1] : 0 );
+            const uint8_t *mb = cur + 16*mb_y * i_cur_stride + 16*mb_x;
             uint32_t best[CME_MAX_PARTS];
             int16_t  best_mv[CME_MAX_PARTS][2];
             for( int p = 0; p < i_parts; p++ )
@@ -62,10 +64,10 @@ void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
                     for( int i = 0; i < 16; i++ )
                     {
                         int ox = cme_blk4_x( i ), oy = cme_blk4_y( i );
-                        s[i] = sad_4x4( c + oy * i_cur_stride + ox, i_cur_stride,
+                        s[i] = sad_4x4( mb + oy * i_cur_stride + ox, i_cur_stride,
                                         r + oy * i_ref_stride + ox, i_ref_stride );
                     }
-                    uint32_t mvc = mv_cost ? mv_cost[i_range + dx] + mv_cost[i_range + dy] : 0;
+                    uint32_t mvc = cme_mv_cost( mv_cost, i_range, &w, dx, dy );
                     cme_merge( s, mvc, cost );
                     for( int p = 0; p < i_parts; p++ )
                         if( cost[p] < best[p] )
@@ -135,12 +137,15 @@ static int c_frame_put( cuda_me_t *h, cme_frame_t *f, const uint8_t *luma, intpt
 
 static int c_job_alloc( cuda_me_t *h, cme_job_t *j )
 {
-    size_t size = (size_t)h->i_mb_count * h->i_parts * sizeof(cuda_me_result_t);
+    size_t size = (size_t)h->i_mb_count * h->i_parts * sizeof(cuda_me_result_t)
+                + (size_t)h->i_mb_count * 2 * sizeof(int16_t) + (4*h->param.i_range + 1) * sizeof(uint16_t);
     if( cme_fault( h, CME_FAULT_ALLOC ) || !(j->res = malloc( size )) )
     {
         cme_log( h, CUDA_ME_LOG_ERROR, "cannot allocate %zu bytes for results\n", size );
         return CUDA_ME_ENOMEM;
     }
+    j->centre = (int16_t*)(j->res + (size_t)h->i_mb_count * h->i_parts);
+    j->mv_cost = (uint16_t*)(j->centre + (size_t)h->i_mb_count * 2);
     pthread_mutex_lock( &h->lock );
     h->stats.i_host_bytes += size;
     pthread_mutex_unlock( &h->lock );
@@ -172,7 +177,7 @@ static int c_job_finish( cuda_me_t *h, cme_job_t *j )
     double t0 = cme_time_ms();
     cme_search_c( j->cur->plane, j->cur->i_stride, j->ref->plane, j->ref->i_stride,
                   h->i_mb_width, h->i_mb_height, h->param.i_range, h->param.i_mv_range,
-                  h->mv_cost, h->i_parts, j->res );
+                  j->b_cost ? j->mv_cost : h->mv_cost, j->b_centre ? j->centre : NULL, h->i_parts, j->res );
     double t1 = cme_time_ms();
     pthread_mutex_lock( &h->lock );
     h->stats.f_search_ms += t1 - t0;

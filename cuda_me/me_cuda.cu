@@ -44,6 +44,7 @@
  *****************************************************************************/
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "spec.h"
 #include "kernels.h"
@@ -52,7 +53,7 @@
 #define MAX_THREADS 128
 #define MAX_WARPS   (MAX_THREADS / 32)
 #define MAX_RUNS      8 /* runs per thread */
-#define K             8 /* positions per run; at most 9 (the smallest window height) */
+#define MAX_K         8 /* positions per run; at most 9 (the smallest window height) */
 
 /* Value ranges behind the 32-bit keys:
  *   cost <= 65280 + 2*65535 < 2^18, so cost << 14 < 2^32;
@@ -75,12 +76,12 @@ static __device__ __forceinline__ void upd( uint32_t &best, uint32_t x, uint32_t
 }
 
 /* First window row of run group g. */
-static __host__ __device__ __forceinline__ int run_row( int g, int wy )
+static __host__ __device__ __forceinline__ int run_row( int g, int wy, int K )
 {
     return cme_imin( g * K, wy - K );
 }
 
-static __host__ __device__ __forceinline__ int run_count( int wx, int wy )
+static __host__ __device__ __forceinline__ int run_count( int wx, int wy, int K )
 {
     return wx * ((wy + K - 1) / K);
 }
@@ -165,7 +166,7 @@ static __device__ __forceinline__ void load_row( uint32_t r[4], const uint32_t *
 
 /* Steps 1 and 2 for the K positions of one run.  rw: the run's first
  * reference row in s_win, at the run's column. */
-template<int NP>
+template<int NP, int K>
 static __device__ __forceinline__ void search_run( const uint4 *s_cur, const uint32_t *rw, const int rowlen,
                                                    const uint32_t kk[K], uint32_t best[NP] )
 {
@@ -205,8 +206,8 @@ typedef struct search_geom_t
     size_t smem;          /* dynamic shared memory, bytes */
 } search_geom_t;
 
-template<int NP>
-__global__ void __launch_bounds__( MAX_THREADS, 3 )
+template<int NP, int K, int MINB>
+__global__ void __launch_bounds__( MAX_THREADS, MINB )
 search_kernel( const cme_launch_t a, const search_geom_t geo )
 {
     extern __shared__ uint4 smem4[];
@@ -218,9 +219,10 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
     const int t = threadIdx.x, nt = blockDim.x;
     const int mb = blockIdx.x;
     const int mb_x = mb % a.i_mb_width, mb_y = mb / a.i_mb_width;
-    const cme_window_t w = cme_get_window( mb_x, mb_y, a.i_mb_width, a.i_mb_height, a.i_range, a.i_mv_range );
+    const cme_window_t w = cme_get_window( mb_x, mb_y, a.i_mb_width, a.i_mb_height, a.i_range, a.i_mv_range,
+                                           a.centre ? a.centre[2*mb] : 0, a.centre ? a.centre[2*mb+1] : 0 );
     const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
-    const int runs = run_count( wx, wy );
+    const int runs = run_count( wx, wy, K );
     const int u0 = blockIdx.y * nt * geo.runs_per_thread;
     uint64_t *bk = a.blk_keys + ((size_t)mb * geo.nb + blockIdx.y) * NP;
     if( u0 >= runs )   /* edge macroblocks have smaller windows */
@@ -230,8 +232,8 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
         return;
     }
     const int u1 = cme_imin( u0 + nt * geo.runs_per_thread, runs );
-    const int row_lo = run_row( u0 / wx, wy );
-    const int nrows = run_row( (u1 - 1) / wx, wy ) - row_lo + K + 15;
+    const int row_lo = run_row( u0 / wx, wy, K );
+    const int nrows = run_row( (u1 - 1) / wx, wy, K ) - row_lo + K + 15;
     const int x0 = 16*mb_x + w.x_min, off = x0 & 3;
     const int rowlen = row_words( wx ), nq = rowlen / 4;
 
@@ -258,16 +260,16 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
         best[p] = ~0u;
     for( int u = u0 + t; u < u1; u += nt )
     {
-        const int g = u / wx, c = u - g * wx, r0 = run_row( g, wy );
+        const int g = u / wx, c = u - g * wx, r0 = run_row( g, wy, K );
         uint32_t kk[K];
-        const uint32_t mvcx = a.mv_cost ? a.mv_cost[a.i_range + w.x_min + c] : 0;
+        const uint32_t mvcx = a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + c - w.cx] : 0;
 #pragma unroll
         for( int k = 0; k < K; k++ )
         {
-            const uint32_t mvc = mvcx + (a.mv_cost ? a.mv_cost[a.i_range + w.y_min + r0 + k] : 0);
+            const uint32_t mvc = mvcx + (a.mv_cost ? a.mv_cost[2*a.i_range + w.y_min + r0 + k - w.cy] : 0);
             kk[k] = mvc << KEY_SHIFT | ((r0 + k - row_lo) * wx + c);
         }
-        search_run<NP>( s_cur, s_win + (r0 - row_lo) * rowlen + c + off, rowlen, kk, best );
+        search_run<NP, K>( s_cur, s_win + (r0 - row_lo) * rowlen + c + off, rowlen, kk, best );
     }
 
     /* Step 2b: all threads to 1.  Per warp, 32 lanes to 1 with one
@@ -304,28 +306,87 @@ __global__ void pad_kernel( uint8_t *plane, const int pitch, const int w, const 
 
 /* ---------------------------------------------------------------- host */
 
-static int window_rows( int wx, int wy, int runs_per_block )
+/* Kernel variants: positions per run K and the register budget (blocks of
+ * MAX_THREADS per SM).  Variant 0 is used unless CUDA_ME_KERNEL_VARIANT
+ * (benchmark only) names another; all give the same results. */
+typedef struct variant_t
+{
+    int k, minb;
+    const void *fn[2];           /* 9 and 41 partitions */
+} variant_t;
+
+#define VARIANT( k, minb ) { k, minb, { (const void*)search_kernel<CUDA_ME_NPART_8x8, k, minb>, \
+                                        (const void*)search_kernel<CUDA_ME_NPART, k, minb> } }
+static const variant_t variants[] =
+{
+    VARIANT( 8, 3 ),
+    VARIANT( 8, 4 ),
+    VARIANT( 6, 4 ),
+    VARIANT( 4, 4 ),
+};
+#define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
+
+static int forced_variant = -1;
+
+static int variant_index( void )
+{
+    if( forced_variant >= 0 )
+        return forced_variant;
+    const char *env = getenv( "CUDA_ME_KERNEL_VARIANT" );
+    int i = env ? atoi( env ) : 0;
+    return i >= 0 && i < NVARIANTS ? i : 0;
+}
+
+extern "C" int cme_cuda_variant( int v, int *k, int *minb )
+{
+    if( v >= NVARIANTS )
+        return -1;
+    if( v >= 0 )
+        forced_variant = v;
+    v = variant_index();
+    if( k )
+        *k = variants[v].k;
+    if( minb )
+        *minb = variants[v].minb;
+    return v;
+}
+
+static int window_rows( int wx, int wy, int runs_per_block, int K )
 {
     return cme_imin( wy, ((runs_per_block + wx - 2) / wx + 1) * K ) + 15;
+}
+
+/* Window width of macroblock column x (height of row x): the same for
+ * every centre (spec.h). */
+static int window_size( int x, int mb_w, int range, int mv_range )
+{
+    cme_window_t w = cme_get_window( x, 0, mb_w, 1, range, mv_range, 0, 0 );
+    return w.x_max - w.x_min + 1;
 }
 
 /* Threads, runs per thread and blocks per macroblock: the fewest thread
  * slots for the largest window, plus a fixed cost per thread (set-up and
  * reduction, about 6 positions' worth of instructions). */
-static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, int np )
+static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, int np, int K )
 {
-    int max_wx = 0, max_wy = 0;
-    for( int x = 0; x < mb_w; x++ )   /* wx depends on mb_x only, wy on mb_y only */
+    /* distinct window sizes: only edge columns and rows differ */
+    int wxs[8], wys[8], nwx = 0, nwy = 0;
+    for( int x = 0; x < mb_w; x++ )
     {
-        cme_window_t w = cme_get_window( x, 0, mb_w, mb_h, range, mv_range );
-        max_wx = cme_imax( max_wx, w.x_max - w.x_min + 1 );
+        int v = window_size( x, mb_w, range, mv_range ), i = 0;
+        while( i < nwx && wxs[i] != v ) i++;
+        if( i == nwx && nwx < 8 ) wxs[nwx++] = v;
     }
     for( int y = 0; y < mb_h; y++ )
     {
-        cme_window_t w = cme_get_window( 0, y, mb_w, mb_h, range, mv_range );
-        max_wy = cme_imax( max_wy, w.y_max - w.y_min + 1 );
+        int v = window_size( y, mb_h, range, mv_range ), i = 0;
+        while( i < nwy && wys[i] != v ) i++;
+        if( i == nwy && nwy < 8 ) wys[nwy++] = v;
     }
-    const int runs = run_count( max_wx, max_wy );
+    int mwx = 0, mwy = 0;
+    for( int i = 0; i < nwx; i++ ) mwx = cme_imax( mwx, wxs[i] );
+    for( int i = 0; i < nwy; i++ ) mwy = cme_imax( mwy, wys[i] );
+    const int runs = run_count( mwx, mwy, K );
     search_geom_t g = { MAX_THREADS, 1, 0, 0 };
     long best = -1;
     for( int nt = 64; nt <= MAX_THREADS; nt += 32 )
@@ -343,14 +404,11 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
         }
     const int per_block = g.threads * g.runs_per_thread;
     int max_words = 0;
-    for( int x = 0; x < mb_w; x++ )
-        for( int y = 0; y < mb_h; y++ )
+    for( int i = 0; i < nwx; i++ )
+        for( int j = 0; j < nwy; j++ )
         {
-            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, range, mv_range );
-            int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
-            max_words = cme_imax( max_words, window_rows( wx, wy, per_block ) * row_words( wx ) );
-            /* the key's raster field */
-            if( (per_block + 2*wx) * K > (1 << KEY_SHIFT) )
+            max_words = cme_imax( max_words, window_rows( wxs[i], wys[j], per_block, K ) * row_words( wxs[i] ) );
+            if( (per_block + 2*wxs[i]) * K > (1 << KEY_SHIFT) )   /* the key's raster field */
                 g.nb = 0;
         }
     g.smem = (SMEM_WIN( np ) + max_words) * sizeof(uint32_t);
@@ -359,8 +417,16 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
 
 extern "C" size_t cme_cuda_scratch_size( int mb_w, int mb_h, int range, int mv_range, int np )
 {
-    search_geom_t g = search_geom( mb_w, mb_h, range, mv_range, np );
-    return (size_t)mb_w * mb_h * g.nb * np * sizeof(uint64_t);
+    size_t most = 0;
+    for( int v = 0; v < NVARIANTS; v++ )   /* enough for any variant */
+    {
+        search_geom_t g = search_geom( mb_w, mb_h, range, mv_range, np, variants[v].k );
+        if( !g.nb )
+            return 0;
+        size_t s = (size_t)mb_w * mb_h * g.nb * np * sizeof(uint64_t);
+        most = s > most ? s : most;
+    }
+    return most;
 }
 
 extern "C" cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stream )
@@ -370,26 +436,25 @@ extern "C" cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stre
 
 extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks )
 {
-    search_geom_t g = search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_parts );
+    const variant_t *v = &variants[variant_index()];
+    search_geom_t g = search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_parts, v->k );
     if( !g.nb )
         return cudaErrorInvalidValue;
     const int mb_count = l->i_mb_width * l->i_mb_height;
     const dim3 grid( mb_count, g.nb );
     const int n3 = mb_count * l->i_parts;
-    if( l->i_parts == CUDA_ME_NPART )
-    {
-        search_kernel<CUDA_ME_NPART><<<grid, g.threads, g.smem, stream>>>( *l, g );
-        if( marks )
-            cudaEventRecord( marks[0], stream );
+    const int full = l->i_parts == CUDA_ME_NPART;
+    cme_launch_t la = *l;
+    void *args[] = { &la, &g };
+    cudaError_t e = cudaLaunchKernel( v->fn[full], grid, dim3( g.threads ), args, g.smem, stream );
+    if( e != cudaSuccess )
+        return e;
+    if( marks )
+        cudaEventRecord( marks[0], stream );
+    if( full )
         reduce_kernel<CUDA_ME_NPART><<<(n3 + 255) / 256, 256, 0, stream>>>( *l, g.nb );
-    }
     else
-    {
-        search_kernel<CUDA_ME_NPART_8x8><<<grid, g.threads, g.smem, stream>>>( *l, g );
-        if( marks )
-            cudaEventRecord( marks[0], stream );
         reduce_kernel<CUDA_ME_NPART_8x8><<<(n3 + 255) / 256, 256, 0, stream>>>( *l, g.nb );
-    }
     return cudaGetLastError();
 }
 
@@ -403,14 +468,16 @@ extern "C" cudaError_t cme_cuda_pad( uint8_t *plane, int pitch, int w, int h, cu
 
 extern "C" cudaError_t cme_cuda_prepare( void )
 {
-    cudaFuncAttributes attr;
-    cudaError_t e = cudaFuncGetAttributes( &attr, search_kernel<CUDA_ME_NPART> );
-    if( e != cudaSuccess )
-        return e;
-    /* The largest window (range 128) needs about 34 KiB; allow more for
-     * safety against future changes of K or THREADS. */
-    e = cudaFuncSetAttribute( search_kernel<CUDA_ME_NPART>, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 << 10 );
-    if( e == cudaSuccess )
-        e = cudaFuncSetAttribute( search_kernel<CUDA_ME_NPART_8x8>, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 << 10 );
-    return e;
+    for( int v = 0; v < NVARIANTS; v++ )
+        for( int f = 0; f < 2; f++ )
+        {
+            cudaFuncAttributes attr;
+            cudaError_t e = cudaFuncGetAttributes( &attr, variants[v].fn[f] );
+            if( e == cudaSuccess )
+                /* the largest window (range 128) needs about 34 KiB */
+                e = cudaFuncSetAttribute( variants[v].fn[f], cudaFuncAttributeMaxDynamicSharedMemorySize, 96 << 10 );
+            if( e != cudaSuccess )
+                return e;
+        }
+    return cudaSuccess;
 }

@@ -25,7 +25,8 @@ static __global__ void reduce_kernel( const cme_launch_t a, const int nb )
     for( int b = 0; b < nb; b++ )
         key = min( key, bk[b * NP] );
     const cme_window_t w = cme_get_window( mb % a.i_mb_width, mb / a.i_mb_width, a.i_mb_width, a.i_mb_height,
-                                           a.i_range, a.i_mv_range );
+                                           a.i_range, a.i_mv_range,
+                                           a.centre ? a.centre[2*mb] : 0, a.centre ? a.centre[2*mb+1] : 0 );
     const uint32_t wx = w.x_max - w.x_min + 1;
     const uint32_t raster = (uint32_t)key;
     const int dx = w.x_min + (int)(raster % wx), dy = w.y_min + (int)(raster / wx);

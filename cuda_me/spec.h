@@ -25,27 +25,45 @@
 
 typedef struct cme_window_t
 {
-    int x_min, x_max, y_min, y_max;   /* full-pel, inclusive, x_min <= 0 <= x_max */
+    int x_min, x_max, y_min, y_max;   /* full-pel, inclusive */
+    int cx, cy;                       /* the centre, inside the window */
 } cme_window_t;
 
 CME_SPEC int cme_imin( int a, int b ) { return a < b ? a : b; }
 CME_SPEC int cme_imax( int a, int b ) { return a > b ? a : b; }
+CME_SPEC int cme_iclip( int v, int lo, int hi ) { return v < lo ? lo : v > hi ? hi : v; }
 
-/* The search window of macroblock (mb_x, mb_y): (0,0) +- range intersected
- * with x264's static per-macroblock limits (mb_analyse_init in
- * encoder/analyse.c: frame edges + 24 pixels, +- i_mv_range, minus
- * i_fpel_border = 6).  x264's frame-thread and intra-refresh limits are not
- * static; x264 clips the vectors it takes from us to its live limits.
- * Always contains (0,0): the limits are at least 18 pixels each way. */
-CME_SPEC cme_window_t cme_get_window( int mb_x, int mb_y, int mb_w, int mb_h,
-                                      int range, int mv_range )
+/* The search window of macroblock (mb_x, mb_y).  x264's static limits
+ * (mb_analyse_init in encoder/analyse.c: frame edges + 24 pixels,
+ * +- i_mv_range, minus i_fpel_border = 6) always contain (0,0) and reach at
+ * least 18 pixels each way.  The centre (cx, cy) is clipped into them; the
+ * window is centre +- range, moved (not cut) to fit inside them, so it is
+ * always min(2*range+1, limits) wide and high, at least 9.  x264's
+ * frame-thread and intra-refresh limits are not static; x264 clips the
+ * vectors it takes from us to its live limits. */
+CME_SPEC cme_window_t cme_get_window( int mb_x, int mb_y, int mb_w, int mb_h, int range, int mv_range,
+                                      int cx, int cy )
 {
+    const int lx0 = cme_imax( -16*mb_x - 24, -mv_range ) + 6;
+    const int lx1 = cme_imin( 16*(mb_w - mb_x - 1) + 24, mv_range - 1 ) - 6;
+    const int ly0 = cme_imax( -16*mb_y - 24, -mv_range ) + 6;
+    const int ly1 = cme_imin( 16*(mb_h - mb_y - 1) + 24, mv_range - 1 ) - 6;
     cme_window_t w;
-    w.x_min = cme_imax( cme_imax( -16*mb_x - 24, -mv_range ) + 6, -range );
-    w.x_max = cme_imin( cme_imin( 16*(mb_w - mb_x - 1) + 24, mv_range - 1 ) - 6, range );
-    w.y_min = cme_imax( cme_imax( -16*mb_y - 24, -mv_range ) + 6, -range );
-    w.y_max = cme_imin( cme_imin( 16*(mb_h - mb_y - 1) + 24, mv_range - 1 ) - 6, range );
+    w.cx = cme_iclip( cx, lx0, lx1 );
+    w.cy = cme_iclip( cy, ly0, ly1 );
+    w.x_min = cme_iclip( w.cx - range, lx0, cme_imax( lx0, lx1 - 2*range ) );
+    w.x_max = cme_imin( w.x_min + 2*range, lx1 );
+    w.y_min = cme_iclip( w.cy - range, ly0, cme_imax( ly0, ly1 - 2*range ) );
+    w.y_max = cme_imin( w.y_min + 2*range, ly1 );
     return w;
+}
+
+/* The MV cost of position (dx, dy) of window w: each component's distance
+ * to the centre (at most 2*range), looked up in a table of 4*range+1
+ * entries. */
+CME_SPEC uint32_t cme_mv_cost( const uint16_t *mv_cost, int range, const cme_window_t *w, int dx, int dy )
+{
+    return mv_cost ? (uint32_t)mv_cost[2*range + dx - w->cx] + mv_cost[2*range + dy - w->cy] : 0;
 }
 
 /* Merge the 16 4x4 SADs of one position (x264 order, idx = 4*i8x8 + i4x4)

@@ -50,7 +50,7 @@ static double window_absdiffs( int mb_w, int mb_h, int range, int mv_range )
     for( int y = 0; y < mb_h; y++ )
         for( int x = 0; x < mb_w; x++ )
         {
-            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, range, mv_range );
+            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, range, mv_range, 0, 0 );
             n += (double)(w.x_max - w.x_min + 1) * (w.y_max - w.y_min + 1) * 256;
         }
     return n;
@@ -132,9 +132,9 @@ int main( int argc, char **argv )
         { "QCIF", 176, 144 }, { "CIF", 352, 288 }, { "720p", 1280, 720 }, { "1080p", 1920, 1088 }, { "2160p", 3840, 2160 } };
     static const int ranges[] = { 16, 32, 64, 128 };
     const int parts = CUDA_ME_NPART, mv_range = 512;
-    uint16_t mv_cost[2*CUDA_ME_RANGE_MAX+1];
+    uint16_t mv_cost[MV_COST_SIZE];
 
-    printf( "%-6s %5s %-8s %-12s %10s %10s %10s %8s\n", "size", "range", "variant", "kernel", "ms/frame", "min", "T abs/s", "%peak" );
+    printf( "%-6s %5s %-10s %-12s %10s %10s %10s %8s\n", "size", "range", "variant", "kernel", "ms/frame", "min", "T abs/s", "%peak" );
     for( unsigned si = 0; si < sizeof(sizes)/sizeof(*sizes); si++ )
     {
         if( (quick && (si == 0 || si == 4)) || (only_size && strcmp( only_size, sizes[si].name )) )
@@ -168,18 +168,26 @@ int main( int argc, char **argv )
             CHECK( cudaMemcpy( d_cost, mv_cost, sizeof(mv_cost), cudaMemcpyHostToDevice ) );
             const double absdiffs = window_absdiffs( mb_w, mb_h, range, mv_range );
 
-            for( int paper = 0; paper < 2; paper++ )
+            int nvar = 0;
+            while( cme_cuda_variant( nvar, NULL, NULL ) >= 0 )
+                nvar++;
+            for( int vi = 0; vi <= nvar; vi++ )
             {
+                const int paper = vi == nvar;
+                int vk = 0, vminb = 0;
+                cme_cuda_variant( paper ? 0 : vi, &vk, &vminb );
+                if( !paper && vi && quick < 0 )
+                    continue;
                 size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, parts )
                                        : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, parts );
                 if( paper && scratch > ((size_t)8 << 30) )
                 {
-                    printf( "%-6s %5d %-8s (skipped: needs %.1f GiB of scratch)\n", sizes[si].name, range, "paper", scratch / 1073741824. );
+                    printf( "%-6s %5d %-10s (skipped: needs %.1f GiB of scratch)\n", sizes[si].name, range, "paper", scratch / 1073741824. );
                     continue;
                 }
                 uint64_t *d_scratch;
                 CHECK( cudaMalloc( (void**)&d_scratch, scratch ) );
-                cme_launch_t l = { pc, pr, pitch, mb_w, mb_h, range, mv_range, parts, d_cost, d_scratch, d_out };
+                cme_launch_t l = { pc, pr, pitch, mb_w, mb_h, range, mv_range, parts, d_cost, NULL, d_scratch, d_out };
                 const int nk = paper ? 3 : 2;
                 static const char *knames[2][3] = { { "1+2 search", "3 reduce" }, { "1 sad", "2 merge", "3 reduce" } };
                 const int runs = quick ? 8 : 25;
@@ -206,23 +214,27 @@ int main( int argc, char **argv )
                     CHECK( cudaEventElapsedTime( &t[3][r], ev[0], ev[nk] ) );
                     CHECK( cudaEventElapsedTime( &tt[r], ev[3], ev[4] ) );
                 }
-                const char *vname = paper ? "paper" : "mainline";
+                char vname[32];
+                if( paper )
+                    snprintf( vname, sizeof(vname), "paper" );
+                else
+                    snprintf( vname, sizeof(vname), "v%d:K%d/%d", vi, vk, vminb );
                 for( int k = 0; k <= nk; k++ )
                 {
                     int idx = k < nk ? k : 3;
                     const char *kn = k < nk ? knames[paper][k] : "total";
                     stat_t s = stat_of( t[idx], runs );
                     double rate = absdiffs / (s.med * 1e-3);
-                    printf( "%-6s %5d %-8s %-12s %10.4f %10.4f %10.2f %8.1f\n", sizes[si].name, range, vname, kn, s.med, s.min,
+                    printf( "%-6s %5d %-10s %-12s %10.4f %10.4f %10.2f %8.1f\n", sizes[si].name, range, vname, kn, s.med, s.min,
                             k == nk ? rate * 1e-12 : 0., k == nk ? 100. * rate / peak : 0. );
                     if( csv )
                         fprintf( csv, "%s,%d,%d,%d,%d,%s,%s,%.5f,%.5f,%.0f,%.4f,%.2f\n", sizes[si].name, w, h, range, parts, vname, kn,
                                  s.med, s.min, absdiffs, k == nk ? rate * 1e-12 : 0., k == nk ? 100. * rate / peak : 0. );
                 }
-                if( !paper )
+                if( !paper && vi == 0 )
                 {
                     stat_t s = stat_of( tt, runs );
-                    printf( "%-6s %5d %-8s %-12s %10.4f %10.4f\n", sizes[si].name, range, vname, "with xfers", s.med, s.min );
+                    printf( "%-6s %5d %-10s %-12s %10.4f %10.4f\n", sizes[si].name, range, vname, "with xfers", s.med, s.min );
                     if( csv )
                         fprintf( csv, "%s,%d,%d,%d,%d,%s,%s,%.5f,%.5f,%.0f,,\n", sizes[si].name, w, h, range, parts, vname,
                                  "total+transfers", s.med, s.min, absdiffs );

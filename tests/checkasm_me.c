@@ -44,33 +44,41 @@ typedef struct
     int pattern;          /* or -1: real clip */
     const char *clip;
     int range, mv_range, cost;
+    int spread;           /* random window centres within +-spread, -1: none */
 } gcase_t;
 
 static const gcase_t gcases[] =
 {
-    {   16,   16, PAT_RANDOM,  NULL,   4, 512, 1 },
-    {   16,   16, PAT_RANDOM,  NULL, 128, 512, 1 },
-    {   48,   32, PAT_MAXDIFF, NULL,  16, 512, 1 },
-    {   64,   48, PAT_FLAT,    NULL,  16, 512, 0 },
-    {   64,   48, PAT_FLAT,    NULL,  16, 512, 1 },
-    {   64,   48, PAT_GRADIENT,NULL,  33, 512, 1 },
-    {   80,   64, PAT_RANDOM,  NULL,  24,  32, 1 },
-    {   48,   32, PAT_SHIFTED, NULL,   9, 512, 1 },
-    {  176,  144, PAT_SHIFTED, NULL,   4, 512, 1 },
-    {  176,  144, PAT_SHIFTED, NULL,   5, 512, 1 },
-    {  176,  144, PAT_SHIFTED, NULL,   7, 512, 0 },
-    {  176,  144, PAT_SHIFTED, NULL,  16, 512, 1 },
-    {  176,  144, PAT_SHIFTED, NULL,  17, 512, 1 },
-    {  176,  144, PAT_SHIFTED, NULL,  31, 512, 1 },
-    {  176,  144, PAT_SHIFTED, NULL,  32, 512, 1 },
-    {  176,  144, PAT_SHIFTED, NULL,  64, 512, 1 },
-    {  176,  144, PAT_SHIFTED, NULL, 100, 512, 1 },
-    {  176,  144, PAT_SHIFTED, NULL, 128, 512, 1 },
-    {  176,  144, PAT_SHIFTED, NULL, 128,  64, 1 },
-    {  352,  288, -1, "foreman_cif.y4m",  16, 512, 1 },
-    {  352,  288, -1, "foreman_cif.y4m",  32, 512, 1 },
-    {  352,  288, -1, "foreman_cif.y4m",  64, 512, 1 },
-    { 1920, 1088, -1, "street_1080p.y4m", 32, 512, 1 },
+    {   16,   16, PAT_RANDOM,  NULL,   4, 512, 1, -1 },
+    {   16,   16, PAT_RANDOM,  NULL, 128, 512, 1, -1 },
+    {   48,   32, PAT_MAXDIFF, NULL,  16, 512, 1, -1 },
+    {   64,   48, PAT_FLAT,    NULL,  16, 512, 0, -1 },
+    {   64,   48, PAT_FLAT,    NULL,  16, 512, 1, -1 },
+    {   64,   48, PAT_GRADIENT,NULL,  33, 512, 1, -1 },
+    {   80,   64, PAT_RANDOM,  NULL,  24,  32, 1, -1 },
+    {   48,   32, PAT_SHIFTED, NULL,   9, 512, 1, -1 },
+    {  176,  144, PAT_SHIFTED, NULL,   4, 512, 1, -1 },
+    {  176,  144, PAT_SHIFTED, NULL,   5, 512, 1, -1 },
+    {  176,  144, PAT_SHIFTED, NULL,   7, 512, 0, -1 },
+    {  176,  144, PAT_SHIFTED, NULL,  16, 512, 1, -1 },
+    {  176,  144, PAT_SHIFTED, NULL,  17, 512, 1, -1 },
+    {  176,  144, PAT_SHIFTED, NULL,  31, 512, 1, -1 },
+    {  176,  144, PAT_SHIFTED, NULL,  32, 512, 1, -1 },
+    {  176,  144, PAT_SHIFTED, NULL,  64, 512, 1, -1 },
+    {  176,  144, PAT_SHIFTED, NULL, 100, 512, 1, -1 },
+    {  176,  144, PAT_SHIFTED, NULL, 128, 512, 1, -1 },
+    {  176,  144, PAT_SHIFTED, NULL, 128,  64, 1, -1 },
+    {  352,  288, -1, "foreman_cif.y4m",  16, 512, 1, -1 },
+    {  352,  288, -1, "foreman_cif.y4m",  32, 512, 1, -1 },
+    {  352,  288, -1, "foreman_cif.y4m",  64, 512, 1, -1 },
+    { 1920, 1088, -1, "street_1080p.y4m", 32, 512, 1, -1 },
+    /* window centres inside, at and beyond the limits */
+    {   64,   48, PAT_SHIFTED, NULL,   8, 512, 1, 200 },
+    {  176,  144, PAT_SHIFTED, NULL,  16, 512, 1, 40 },
+    {  176,  144, PAT_SHIFTED, NULL,  33,  64, 1, 100 },
+    {  176,  144, PAT_FLAT,    NULL,  32, 512, 1, 60 },
+    {  352,  288, -1, "foreman_cif.y4m",  24, 512, 1, 30 },
+    { 1920, 1088, -1, "street_1080p.y4m", 16, 512, 1, 60 },
 };
 
 static int load_case( const gcase_t *c, int idx, tframe_t *cur, tframe_t *ref )
@@ -106,7 +114,7 @@ static int load_case( const gcase_t *c, int idx, tframe_t *cur, tframe_t *ref )
 
 /* One search through the kernel launchers, outputs behind a canary. */
 static void run_kernels( int paper, const tframe_t *cur, const tframe_t *ref, int range, int mv_range,
-                         const uint16_t *mv_cost, int parts, cuda_me_result_t *out )
+                         const uint16_t *mv_cost, const int16_t *centre, int parts, cuda_me_result_t *out )
 {
     const int mb_w = cur->w / 16, mb_h = cur->h / 16;
     const size_t n = (size_t)mb_w * mb_h * parts * sizeof(cuda_me_result_t);
@@ -114,6 +122,7 @@ static void run_kernels( int paper, const tframe_t *cur, const tframe_t *ref, in
     const size_t plane = (size_t)pitch * (cur->h + 2*CME_PAD);
     uint8_t *d_cur, *d_ref, *d_out;
     uint16_t *d_cost = NULL;
+    int16_t *d_centre = NULL;
     uint64_t *d_scratch;
     size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, parts )
                            : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, parts );
@@ -127,8 +136,13 @@ static void run_kernels( int paper, const tframe_t *cur, const tframe_t *ref, in
     CU( cudaMemcpy2D( d_ref, pitch, ref->buf, ref->stride, ref->w + 2*CME_PAD, ref->h + 2*CME_PAD, cudaMemcpyHostToDevice ) );
     if( mv_cost )
     {
-        CU( cudaMalloc( (void**)&d_cost, (2*range + 1) * sizeof(uint16_t) ) );
-        CU( cudaMemcpy( d_cost, mv_cost, (2*range + 1) * sizeof(uint16_t), cudaMemcpyHostToDevice ) );
+        CU( cudaMalloc( (void**)&d_cost, (4*range + 1) * sizeof(uint16_t) ) );
+        CU( cudaMemcpy( d_cost, mv_cost, (4*range + 1) * sizeof(uint16_t), cudaMemcpyHostToDevice ) );
+    }
+    if( centre )
+    {
+        CU( cudaMalloc( (void**)&d_centre, (size_t)mb_w * mb_h * 4 ) );
+        CU( cudaMemcpy( d_centre, centre, (size_t)mb_w * mb_h * 4, cudaMemcpyHostToDevice ) );
     }
     CU( cudaMemset( d_out, CANARY_BYTE, n + GUARD ) );
     CU( cudaMemset( d_scratch, CANARY_BYTE, scratch ) );
@@ -143,6 +157,7 @@ static void run_kernels( int paper, const tframe_t *cur, const tframe_t *ref, in
     l.i_mv_range = mv_range;
     l.i_parts = parts;
     l.mv_cost = d_cost;
+    l.centre = d_centre;
     l.blk_keys = d_scratch;
     l.out = (cuda_me_result_t*)d_out;
     CU( paper ? cme_cuda_search_paper( &l, 0, NULL ) : cme_cuda_search( &l, 0 ) );
@@ -158,6 +173,7 @@ static void run_kernels( int paper, const tframe_t *cur, const tframe_t *ref, in
     cudaFree( d_out );
     cudaFree( d_scratch );
     cudaFree( d_cost );
+    cudaFree( d_centre );
 }
 
 START_TEST( test_kernels )
@@ -179,30 +195,47 @@ START_TEST( test_kernels )
     if( load_case( c, _i, &cur, &ref ) )
         return;
     const int mb_w = cur.w / 16, mb_h = cur.h / 16;
-    uint16_t mv_cost[2*CUDA_ME_RANGE_MAX+1];
-    test_mv_cost( mv_cost, c->range );
+    uint16_t mv_cost[MV_COST_SIZE];
+    test_mv_cost_qp( mv_cost, c->range, c->spread > 0 ? 30 : 12 );
     const uint16_t *mvc = c->cost ? mv_cost : NULL;
+    uint32_t crng = test_seed() + 31 * _i;
+    int16_t *centre = test_centres( mb_w * mb_h, c->spread, &crng );
     static const int parts[2] = { CUDA_ME_NPART, CUDA_ME_NPART_8x8 };
     for( int pi = 0; pi < 2; pi++ )
     {
         const int np = parts[pi];
         size_t n = (size_t)mb_w * mb_h * np;
         cuda_me_result_t *want = malloc( n * sizeof(*want) ), *got = malloc( n * sizeof(*got) );
-        cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, mvc, np, want );
-        for( int paper = 0; paper < 2; paper++ )
+        cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, mvc, centre, np, want );
+        /* every variant of the mainline kernel, then the paper's kernels */
+        for( int v = 0; ; v++ )
         {
-            /* the unfused kernels keep 16 SADs per position in memory:
-             * only on frames where that stays small */
-            if( paper && (size_t)mb_w * mb_h * (2*c->range + 1) * (2*c->range + 1) > (size_t)400 << 20 >> 5 )
-                continue;
+            int paper = cme_cuda_variant( v, NULL, NULL ) < 0, k = 0, minb = 0;
+            if( paper )
+            {
+                cme_cuda_variant( 0, &k, &minb );
+                /* the unfused kernels keep 16 SADs per position in memory:
+                 * only on frames where that stays small */
+                if( (size_t)mb_w * mb_h * (2*c->range + 1) * (2*c->range + 1) > (size_t)400 << 20 >> 5 )
+                    break;
+            }
+            else
+                cme_cuda_variant( v, &k, &minb );
             char what[200];
-            snprintf( what, sizeof(what), "%s, %d parts, %s", name, np, paper ? "paper kernels" : "mainline kernel" );
-            run_kernels( paper, &cur, &ref, c->range, c->mv_range, mvc, np, got );
+            snprintf( what, sizeof(what), "%s, %d parts, %s", name, np,
+                      paper ? "paper kernels" : v ? "mainline kernel variant" : "mainline kernel" );
+            if( !paper )
+                snprintf( what + strlen( what ), sizeof(what) - strlen( what ), " %d (K=%d, %d blocks)", v, k, minb );
+            run_kernels( paper, &cur, &ref, c->range, c->mv_range, mvc, centre, np, got );
             ck_assert_msg( !results_compare( what, want, got, mb_w, mb_h, np, test_seed() ), "%s differs from C", what );
+            if( paper )
+                break;
         }
+        cme_cuda_variant( 0, NULL, NULL );
         free( want );
         free( got );
     }
+    free( centre );
     tframe_free( &cur );
     tframe_free( &ref );
 }
@@ -225,9 +258,13 @@ START_TEST( test_backend_equal )
             ck_abort_msg( "cannot read %s", path );
     cuda_me_function_t F;
     cuda_me_init( CUDA_ME_API_VERSION, &F );
-    uint16_t cost[2*CUDA_ME_RANGE_MAX+1];
+    uint16_t cost[MV_COST_SIZE], cost30[MV_COST_SIZE];
     const int range = 24;
     test_mv_cost( cost, range );
+    test_mv_cost_qp( cost30, range, 30 );
+    uint32_t rng = test_seed() + 77;
+    int16_t *centre = test_centres( (f[0].w / 16) * (f[0].h / 16), 40, &rng );
+    const cuda_me_job_t job = { centre, cost30 };
     cuda_me_param_t p = { 0 };
     p.i_width = f[0].w;
     p.i_height = f[0].h;
@@ -250,8 +287,8 @@ START_TEST( test_backend_equal )
     for( int k = 0; k < 2; k++ )
         for( int i = 0; i < nf; i++ )
             for( int r = -1; r <= 4; r++ )
-                if( r && i - r >= 0 && i - r < nf )
-                    ck_assert_int_eq( F.submit( h[k], i, i - r ), 0 );
+                if( r && i - r >= 0 && i - r < nf )   /* odd frames: own centres and costs */
+                    ck_assert_int_eq( F.submit( h[k], i, i - r, (i & 1) ? &job : NULL ), 0 );
     int jobs = 0;
     for( int i = nf - 1; i >= 0; i-- )
         for( int r = -1; r <= 4; r++ )
@@ -280,6 +317,7 @@ START_TEST( test_backend_equal )
     ck_assert_int_eq( F.error( h[0] ), 0 );
     F.close( h[0] );
     F.close( h[1] );
+    free( centre );
     for( int i = 0; i < nf; i++ )
         tframe_free( &f[i] );
 }
@@ -345,7 +383,7 @@ START_TEST( test_cuda_faults )
         failed |= F.put_frame( h, i, f.p, f.stride ) < 0;
         if( i )
         {
-            failed |= F.submit( h, i, i - 1 ) < 0;
+            failed |= F.submit( h, i, i - 1, NULL ) < 0;
             failed |= !F.get( h, i, i - 1 );
         }
         F.release_frame( h, i );

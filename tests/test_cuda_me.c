@@ -29,34 +29,50 @@ Suite *checkasm_suite( void );
 
 START_TEST( test_window_x264 )
 {
-    /* The window must be x264's fpel limits (analyse.c, mb_analyse_init)
-     * intersected with +-range, and contain (0,0). */
+    /* Without a range limit the window is x264's fpel limits (analyse.c,
+     * mb_analyse_init); with one, it is 2*range+1 wide (or all the limits
+     * allow), inside the limits, around the centre clipped into them. */
     static const int sizes[][2] = { {1,1}, {2,1}, {3,5}, {22,18}, {120,68} };
     static const int ranges[] = { 4, 16, 18, 19, 64, 128 };
-    static const int mvr[] = { 32, 64, 128, 512, 2048 };
+    static const int mvr[] = { 32, 64, 512, 2048 };
+    uint32_t rng = test_seed() ^ 0x5555;
     for( unsigned s = 0; s < sizeof(sizes)/sizeof(*sizes); s++ )
-        for( unsigned r = 0; r < sizeof(ranges)/sizeof(*ranges); r++ )
-            for( unsigned m = 0; m < sizeof(mvr)/sizeof(*mvr); m++ )
-                for( int y = 0; y < sizes[s][1]; y++ )
-                    for( int x = 0; x < sizes[s][0]; x++ )
-                    {
-                        const int mb_w = sizes[s][0], mb_h = sizes[s][1], fmv = 4 * mvr[m];
-                        cme_window_t w = cme_get_window( x, y, mb_w, mb_h, ranges[r], mvr[m] );
-                        int x0 = (cme_imax( 4*(-16*x - 24), -fmv ) >> 2) + 6;
-                        int x1 = (cme_imin( 4*(16*(mb_w - x - 1) + 24), fmv - 1 ) >> 2) - 6;
-                        int y0 = (cme_imax( 4*(-16*y - 24), -fmv ) >> 2) + 6;
-                        int y1 = (cme_imin( 4*(16*(mb_h - y - 1) + 24), fmv - 1 ) >> 2) - 6;
-                        ck_assert_int_eq( w.x_min, cme_imax( x0, -ranges[r] ) );
-                        ck_assert_int_eq( w.x_max, cme_imin( x1, ranges[r] ) );
-                        ck_assert_int_eq( w.y_min, cme_imax( y0, -ranges[r] ) );
-                        ck_assert_int_eq( w.y_max, cme_imin( y1, ranges[r] ) );
-                        ck_assert( w.x_min <= 0 && w.x_max >= 0 && w.y_min <= 0 && w.y_max >= 0 );
-                        /* no block may reach past the replicated border */
-                        ck_assert_int_ge( 16*x + w.x_min, -CME_PAD + 4 );
-                        ck_assert_int_le( 16*x + 15 + w.x_max, 16*mb_w - 1 + CME_PAD - 8 );
-                        ck_assert_int_ge( 16*y + w.y_min, -CME_PAD + 4 );
-                        ck_assert_int_le( 16*y + 15 + w.y_max, 16*mb_h - 1 + CME_PAD - 8 );
-                    }
+        for( unsigned m = 0; m < sizeof(mvr)/sizeof(*mvr); m++ )
+            for( int y = 0; y < sizes[s][1]; y++ )
+                for( int x = 0; x < sizes[s][0]; x++ )
+                {
+                    const int mb_w = sizes[s][0], mb_h = sizes[s][1], fmv = 4 * mvr[m];
+                    int x0 = (cme_imax( 4*(-16*x - 24), -fmv ) >> 2) + 6;
+                    int x1 = (cme_imin( 4*(16*(mb_w - x - 1) + 24), fmv - 1 ) >> 2) - 6;
+                    int y0 = (cme_imax( 4*(-16*y - 24), -fmv ) >> 2) + 6;
+                    int y1 = (cme_imin( 4*(16*(mb_h - y - 1) + 24), fmv - 1 ) >> 2) - 6;
+                    cme_window_t l = cme_get_window( x, y, mb_w, mb_h, 1 << 20, mvr[m], 0, 0 );
+                    ck_assert( l.x_min == x0 && l.x_max == x1 && l.y_min == y0 && l.y_max == y1 );
+                    ck_assert( x0 <= -18 && x1 >= 18 && y0 <= -18 && y1 >= 18 );
+                    for( unsigned r = 0; r < sizeof(ranges)/sizeof(*ranges); r++ )
+                        for( int k = 0; k < 4; k++ )
+                        {
+                            const int R = ranges[r];
+                            int cx = k ? (int)(test_rand( &rng ) % 601) - 300 : 0;
+                            int cy = k ? (int)(test_rand( &rng ) % 601) - 300 : 0;
+                            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, R, mvr[m], cx, cy );
+                            ck_assert_int_eq( w.x_max - w.x_min + 1, cme_imin( 2*R + 1, x1 - x0 + 1 ) );
+                            ck_assert_int_eq( w.y_max - w.y_min + 1, cme_imin( 2*R + 1, y1 - y0 + 1 ) );
+                            ck_assert( w.x_min >= x0 && w.x_max <= x1 && w.y_min >= y0 && w.y_max <= y1 );
+                            ck_assert_int_eq( w.cx, cme_iclip( cx, x0, x1 ) );
+                            ck_assert_int_eq( w.cy, cme_iclip( cy, y0, y1 ) );
+                            ck_assert( w.cx >= w.x_min && w.cx <= w.x_max && w.cy >= w.y_min && w.cy <= w.y_max );
+                            ck_assert( w.x_max - w.cx <= 2*R && w.cx - w.x_min <= 2*R );
+                            ck_assert( w.y_max - w.cy <= 2*R && w.cy - w.y_min <= 2*R );
+                            if( cx >= x0 + R && cx <= x1 - R )   /* room on both sides: centred */
+                                ck_assert( w.x_min == cx - R && w.x_max == cx + R );
+                            /* no block may reach past the replicated border */
+                            ck_assert_int_ge( 16*x + w.x_min, -CME_PAD + 4 );
+                            ck_assert_int_le( 16*x + 15 + w.x_max, 16*mb_w - 1 + CME_PAD - 8 );
+                            ck_assert_int_ge( 16*y + w.y_min, -CME_PAD + 4 );
+                            ck_assert_int_le( 16*y + 15 + w.y_max, 16*mb_h - 1 + CME_PAD - 8 );
+                        }
+                }
 }
 END_TEST
 
@@ -102,30 +118,36 @@ typedef struct
     int w, h;            /* frame content size before mod16 padding */
     int pattern;
     int range, mv_range, parts, cost;
+    int spread;          /* random window centres within +-spread, -1: none */
 } cref_case_t;
 
 static const cref_case_t cref_cases[] =
 {
     /* every frame edge, tiny frames, windows clipped on all sides */
-    {  16,  16, PAT_RANDOM,   4,  512, 41, 1 },
-    {  16,  16, PAT_RANDOM,  32,  512, 41, 1 },
-    {  32,  16, PAT_MAXDIFF, 16,  512, 41, 1 },
-    {  48,  32, PAT_SHIFTED,  8,  512, 41, 1 },
-    {  64,  48, PAT_SHIFTED, 16,  512, 41, 1 },
-    {  64,  48, PAT_SHIFTED, 16,  512, 41, 0 },
-    {  80,  64, PAT_RANDOM,  24,   32, 41, 1 },   /* mv_range 32 clips the window */
+    {  16,  16, PAT_RANDOM,   4,  512, 41, 1, -1 },
+    {  16,  16, PAT_RANDOM,  32,  512, 41, 1, -1 },
+    {  32,  16, PAT_MAXDIFF, 16,  512, 41, 1, -1 },
+    {  48,  32, PAT_SHIFTED,  8,  512, 41, 1, -1 },
+    {  64,  48, PAT_SHIFTED, 16,  512, 41, 1, -1 },
+    {  64,  48, PAT_SHIFTED, 16,  512, 41, 0, -1 },
+    {  80,  64, PAT_RANDOM,  24,   32, 41, 1, -1 },   /* mv_range 32 clips the window */
     /* ties everywhere: the first position in raster order must win */
-    {  64,  48, PAT_FLAT,    16,  512, 41, 0 },
-    {  64,  48, PAT_FLAT,    16,  512, 41, 1 },
-    {  64,  48, PAT_GRADIENT, 8,  512, 41, 1 },
+    {  64,  48, PAT_FLAT,    16,  512, 41, 0, -1 },
+    {  64,  48, PAT_FLAT,    16,  512, 41, 1, -1 },
+    {  64,  48, PAT_GRADIENT, 8,  512, 41, 1, -1 },
     /* sizes that are not multiples of 16 (x264 pads them to mod16) */
-    {  33,  17, PAT_RANDOM,   8,  512, 41, 1 },
-    {  50,  38, PAT_SHIFTED,  5,  512,  9, 1 },
+    {  33,  17, PAT_RANDOM,   8,  512, 41, 1, -1 },
+    {  50,  38, PAT_SHIFTED,  5,  512,  9, 1, -1 },
     /* ranges */
-    {  96,  64, PAT_SHIFTED,  7,  512, 41, 1 },
-    {  96,  64, PAT_SHIFTED, 48,  512,  9, 1 },
-    { 320,  48, PAT_SHIFTED, 64,  512,  9, 1 },
-    { 320,  48, PAT_SHIFTED, 128, 512,  9, 1 },
+    {  96,  64, PAT_SHIFTED,  7,  512, 41, 1, -1 },
+    {  96,  64, PAT_SHIFTED, 48,  512,  9, 1, -1 },
+    { 320,  48, PAT_SHIFTED, 64,  512,  9, 1, -1 },
+    { 320,  48, PAT_SHIFTED, 128, 512,  9, 1, -1 },
+    /* window centres: inside, at and beyond every limit */
+    {  96,  64, PAT_SHIFTED,  8,  512, 41, 1, 12 },
+    {  96,  64, PAT_SHIFTED,  4,  512, 41, 1, 200 },
+    { 160,  96, PAT_SHIFTED, 16,   64, 41, 1, 90 },
+    {  64,  48, PAT_FLAT,    16,  512, 41, 1, 30 },
 };
 
 /* Builds a cur/ref pair: ref is random, cur is ref moved by a random vector
@@ -162,39 +184,40 @@ START_TEST( test_cref_oracle )
     tframe_t cur, ref;
     make_pair( c, &rng, &cur, &ref );
     const int mb_w = cur.w / 16, mb_h = cur.h / 16;
-    uint16_t mv_cost[2*CUDA_ME_RANGE_MAX+1];
-    test_mv_cost( mv_cost, c->range );
+    uint16_t mv_cost[MV_COST_SIZE];
+    test_mv_cost_qp( mv_cost, c->range, c->spread > 0 ? 30 : 12 );
     const uint16_t *mvc = c->cost ? mv_cost : NULL;
+    int16_t *centre = test_centres( mb_w * mb_h, c->spread, &rng );
 
     cuda_me_result_t *got = malloc( mb_w * mb_h * c->parts * sizeof(*got) );
     cuda_me_result_t *want = malloc( mb_w * mb_h * c->parts * sizeof(*want) );
     memset( got, CANARY_BYTE, mb_w * mb_h * c->parts * sizeof(*got) );
-    cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, mvc, c->parts, got );
+    cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, mvc, centre, c->parts, got );
     for( int y = 0; y < mb_h; y++ )
         for( int x = 0; x < mb_w; x++ )
-            oracle_mb( &cur, &ref, x, y, c->range, c->mv_range, mvc, c->parts, want + (y * mb_w + x) * c->parts );
+            oracle_mb( &cur, &ref, x, y, c->range, c->mv_range, mvc, centre, c->parts, want + (y * mb_w + x) * c->parts );
     char name[96];
     snprintf( name, sizeof(name), "cref case %d (%dx%d range %d parts %d)", _i, c->w, c->h, c->range, c->parts );
     ck_assert_msg( !results_compare( name, want, got, mb_w, mb_h, c->parts, test_seed() ), "%s differs from the oracle", name );
 
     if( c->pattern == PAT_FLAT )
     {
-        /* flat: every cost ties, so the top-left of the window wins (with no
-         * MV cost) or the smallest |mv| cost first in raster order */
+        /* flat: every SAD ties, so the top-left of the window wins (with no
+         * MV cost) or the centre, where the MV cost is smallest */
         for( int y = 0; y < mb_h; y++ )
             for( int x = 0; x < mb_w; x++ )
             {
-                cme_window_t w = cme_get_window( x, y, mb_w, mb_h, c->range, c->mv_range );
+                const int16_t *cc = centre ? centre + 2 * (y * mb_w + x) : NULL;
+                cme_window_t w = cme_get_window( x, y, mb_w, mb_h, c->range, c->mv_range, cc ? cc[0] : 0, cc ? cc[1] : 0 );
                 const cuda_me_result_t *r = got + (y * mb_w + x) * c->parts;
-                if( !c->cost )
-                {
-                    ck_assert_int_eq( r->mv[0], w.x_min );
-                    ck_assert_int_eq( r->mv[1], w.y_min );
-                }
-                else
-                    ck_assert( r->mv[0] == 0 && r->mv[1] == 0 );
+                for( int p = 0; p < c->parts; p++ )
+                    if( !c->cost )
+                        ck_assert( r[p].mv[0] == w.x_min && r[p].mv[1] == w.y_min );
+                    else
+                        ck_assert( r[p].mv[0] == w.cx && r[p].mv[1] == w.cy );
             }
     }
+    free( centre );
     free( got );
     free( want );
     tframe_free( &cur );
@@ -212,16 +235,16 @@ START_TEST( test_cref_real )
     if( tframe_read_y4m( &ref, path, 4 ) || tframe_read_y4m( &cur, path, 5 ) )
         ck_abort_msg( "cannot read %s (run tests/run.sh, which decodes the clips)", path );
     const int mb_w = cur.w / 16, mb_h = cur.h / 16, parts = 41, range = 16;
-    uint16_t mv_cost[2*CUDA_ME_RANGE_MAX+1];
+    uint16_t mv_cost[MV_COST_SIZE];
     test_mv_cost( mv_cost, range );
     cuda_me_result_t *got = malloc( mb_w * mb_h * parts * sizeof(*got) );
     cuda_me_result_t want[41];
-    cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, range, 512, mv_cost, parts, got );
+    cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, range, 512, mv_cost, NULL, parts, got );
     static const int mbs[][2] = { {0,0}, {1,0}, {21,0}, {0,1}, {10,9}, {21,9}, {0,17}, {11,17}, {21,17} };
     for( unsigned i = 0; i < sizeof(mbs)/sizeof(*mbs); i++ )
     {
         int x = mbs[i][0], y = mbs[i][1];
-        oracle_mb( &cur, &ref, x, y, range, 512, mv_cost, parts, want );
+        oracle_mb( &cur, &ref, x, y, range, 512, mv_cost, NULL, parts, want );
         ck_assert_msg( !memcmp( want, got + (y * mb_w + x) * parts, sizeof(want) ),
                        "real frame: mb (%d,%d) differs from the oracle", x, y );
     }
@@ -237,7 +260,7 @@ static cuda_me_function_t F;
 
 static cuda_me_param_t api_param( int w, int h, int range, int backend )
 {
-    static uint16_t cost[2*CUDA_ME_RANGE_MAX+1];
+    static uint16_t cost[MV_COST_SIZE];
     test_mv_cost( cost, range );
     cuda_me_param_t p = { 0 };
     p.i_width = w;
@@ -276,25 +299,25 @@ START_TEST( test_api_lifecycle )
     }
     ck_assert_int_eq( F.put_frame( h, 10, f[0].p, f[0].stride ), CUDA_ME_EINVAL );   /* put twice */
     ck_assert_int_eq( F.error( h ), 0 );                                            /* not sticky */
-    ck_assert_int_eq( F.submit( h, 11, 10 ), 0 );
-    ck_assert_int_eq( F.submit( h, 12, 11 ), 0 );
-    ck_assert_int_eq( F.submit( h, 12, 10 ), 0 );
-    ck_assert_int_eq( F.submit( h, 12, 10 ), 0 );                                   /* idempotent */
-    ck_assert_int_eq( F.submit( h, 99, 10 ), 1 );                                   /* unknown frames */
-    ck_assert_int_eq( F.submit( h, 12, 99 ), 1 );
-    ck_assert_int_eq( F.submit( h, 12, 12 ), 1 );
+    ck_assert_int_eq( F.submit( h, 11, 10, NULL ), 0 );
+    ck_assert_int_eq( F.submit( h, 12, 11, NULL ), 0 );
+    ck_assert_int_eq( F.submit( h, 12, 10, NULL ), 0 );
+    ck_assert_int_eq( F.submit( h, 12, 10, NULL ), 1 );                                   /* once only */
+    ck_assert_int_eq( F.submit( h, 99, 10, NULL ), 1 );                                   /* unknown frames */
+    ck_assert_int_eq( F.submit( h, 12, 99, NULL ), 1 );
+    ck_assert_int_eq( F.submit( h, 12, 12, NULL ), 1 );
 
     ck_assert_ptr_null( F.get( h, 11, 12 ) );                                       /* never submitted */
     const cuda_me_result_t *r = F.get( h, 12, 10 );
     ck_assert_ptr_nonnull( r );
     ck_assert_ptr_eq( F.get( h, 12, 10 ), r );                                      /* stable */
     cuda_me_result_t want[12 * 41];
-    cme_search_c( f[2].p, f[2].stride, f[0].p, f[0].stride, 4, 3, 8, 512, p.mv_cost, 41, want );
+    cme_search_c( f[2].p, f[2].stride, f[0].p, f[0].stride, 4, 3, 8, 512, p.mv_cost, NULL, 41, want );
     ck_assert( !memcmp( r, want, sizeof(want) ) );
 
     /* the copy was taken at put: changing the caller's plane changes nothing */
     memset( f[1].buf, 0, f[1].stride * (48 + 2*CME_PAD) );
-    cme_search_c( f[2].p, f[2].stride, f[1].p, f[1].stride, 4, 3, 8, 512, p.mv_cost, 41, want );
+    cme_search_c( f[2].p, f[2].stride, f[1].p, f[1].stride, 4, 3, 8, 512, p.mv_cost, NULL, 41, want );
     ck_assert( memcmp( F.get( h, 12, 11 ), want, sizeof(want) ) );
 
     F.done( h, 12 );
@@ -302,12 +325,12 @@ START_TEST( test_api_lifecycle )
     /* a frame lives until it is released, done, and no job names it */
     F.release_frame( h, 10 );
     F.done( h, 10 );
-    ck_assert_int_eq( F.submit( h, 13, 10 ), 0 );   /* job (11,10) still holds it */
+    ck_assert_int_eq( F.submit( h, 13, 10, NULL ), 0 );   /* job (11,10) still holds it */
     F.done( h, 11 );
     F.done( h, 13 );
     ck_assert_int_eq( F.put_frame( h, 15, f[4].p, f[4].stride ), 0 );
-    ck_assert_int_eq( F.submit( h, 15, 10 ), 1 );   /* gone */
-    ck_assert_int_eq( F.submit( h, 15, 14 ), 0 );
+    ck_assert_int_eq( F.submit( h, 15, 10, NULL ), 1 );   /* gone */
+    ck_assert_int_eq( F.submit( h, 15, 14, NULL ), 0 );
     cuda_me_stats_t s;
     F.stats( h, &s );
     ck_assert_int_eq( s.i_frames, 6 );
@@ -315,6 +338,38 @@ START_TEST( test_api_lifecycle )
     F.close( h );
     for( int i = 0; i < 5; i++ )
         tframe_free( &f[i] );
+}
+END_TEST
+
+START_TEST( test_api_job_params )
+{
+    /* per-search centres and MV costs reach the search, and are copied */
+    uint32_t rng = test_seed() + 17;
+    cuda_me_param_t p = api_param( 96, 64, 12, CUDA_ME_BACKEND_C );
+    cuda_me_t *h = F.open( &p, NULL );
+    tframe_t a, b;
+    tframe_alloc( &a, 96, 64 );
+    tframe_alloc( &b, 96, 64 );
+    tframe_fill( &a, PAT_RANDOM, &rng, NULL, 0, 0 );
+    tframe_fill( &b, PAT_SHIFTED, &rng, &a, 9, -7 );
+    F.put_frame( h, 0, a.p, a.stride );
+    F.put_frame( h, 1, b.p, b.stride );
+    int16_t *centre = test_centres( 24, 40, &rng );
+    uint16_t cost[MV_COST_SIZE];
+    test_mv_cost_qp( cost, 12, 34 );
+    cuda_me_job_t job = { centre, cost };
+    ck_assert_int_eq( F.submit( h, 1, 0, &job ), 0 );
+    cuda_me_result_t want[24 * 41];
+    cme_search_c( b.p, b.stride, a.p, a.stride, 6, 4, 12, 512, cost, centre, 41, want );
+    memset( centre, 0, 24 * 4 );
+    memset( cost, 0, sizeof(cost) );
+    const cuda_me_result_t *r = F.get( h, 1, 0 );
+    ck_assert_ptr_nonnull( r );
+    ck_assert( !memcmp( r, want, sizeof(want) ) );
+    free( centre );
+    F.close( h );
+    tframe_free( &a );
+    tframe_free( &b );
 }
 END_TEST
 
@@ -359,7 +414,7 @@ START_TEST( test_api_steady_memory )
         ck_assert_int_eq( F.put_frame( h, i, f.p, f.stride ), 0 );
         for( int r = 1; r <= 2 && r <= i; r++ )
         {
-            ck_assert_int_eq( F.submit( h, i, i - r ), 0 );
+            ck_assert_int_eq( F.submit( h, i, i - r, NULL ), 0 );
             ck_assert_ptr_nonnull( F.get( h, i, i - r ) );
         }
         if( i >= 3 )
@@ -399,7 +454,7 @@ START_TEST( test_api_threads )
     tframe_fill( &b, PAT_SHIFTED, &rng, &a, 3, 1 );
     F.put_frame( h, 0, a.p, a.stride );
     F.put_frame( h, 1, b.p, b.stride );
-    F.submit( h, 1, 0 );
+    F.submit( h, 1, 0, NULL );
     pthread_t t[8];
     getter_t g[8];
     for( int i = 0; i < 8; i++ )
@@ -472,7 +527,7 @@ START_TEST( test_fault_c )
         failed |= F.put_frame( h, i, f.p, f.stride ) < 0;
         if( i )
         {
-            failed |= F.submit( h, i, i - 1 ) < 0;
+            failed |= F.submit( h, i, i - 1, NULL ) < 0;
             failed |= !F.get( h, i, i - 1 );
         }
     }
@@ -505,6 +560,7 @@ static Suite *cuda_me_suite( void )
     tc = tcase_create( "api" );
     tcase_set_timeout( tc, 120 );
     tcase_add_test( tc, test_api_lifecycle );
+    tcase_add_test( tc, test_api_job_params );
     tcase_add_test( tc, test_api_bad_params );
     tcase_add_test( tc, test_api_steady_memory );
     tcase_add_test( tc, test_api_threads );

@@ -155,18 +155,30 @@ static void part_rect( int p, int *x, int *y, int *w, int *h )
 
 static int clampi( int v, int lo, int hi ) { return v < lo ? lo : v > hi ? hi : v; }
 
-void oracle_mb( const tframe_t *cur, const tframe_t *ref, int mb_x, int mb_y, int range, int mv_range,
-                const uint16_t *mv_cost, int parts, cuda_me_result_t *out )
+/* One axis of the window, re-derived from the description in spec.h:
+ * limits from x264's mb_analyse_init (in quarter pels), the centre clipped
+ * into them, then the 2*range+1 box slid until it fits. */
+static void axis( int mb, int mbs, int range, int mv_range, int c, int *lo, int *hi, int *cc )
 {
-    /* x264's mb_analyse_init, in quarter pels, re-derived here on purpose */
-    const int mb_w = cur->w / 16, mb_h = cur->h / 16;
     int fmv = 4 * mv_range;
-    int x0 = (cme_imax( 4*(-16*mb_x - 24), -fmv ) >> 2) + 6;
-    int x1 = (cme_imin( 4*(16*(mb_w - mb_x - 1) + 24), fmv - 1 ) >> 2) - 6;
-    int y0 = (cme_imax( 4*(-16*mb_y - 24), -fmv ) >> 2) + 6;
-    int y1 = (cme_imin( 4*(16*(mb_h - mb_y - 1) + 24), fmv - 1 ) >> 2) - 6;
-    x0 = cme_imax( x0, -range ); x1 = cme_imin( x1, range );
-    y0 = cme_imax( y0, -range ); y1 = cme_imin( y1, range );
+    int l0 = (cme_imax( 4*(-16*mb - 24), -fmv ) >> 2) + 6;
+    int l1 = (cme_imin( 4*(16*(mbs - mb - 1) + 24), fmv - 1 ) >> 2) - 6;
+    *cc = c < l0 ? l0 : c > l1 ? l1 : c;
+    int a = *cc - range, b = *cc + range;
+    if( b > l1 ) { a -= b - l1; b = l1; }
+    if( a < l0 ) { b += l0 - a; a = l0; }
+    *lo = a;
+    *hi = b < l1 ? b : l1;
+}
+
+void oracle_mb( const tframe_t *cur, const tframe_t *ref, int mb_x, int mb_y, int range, int mv_range,
+                const uint16_t *mv_cost, const int16_t *centre, int parts, cuda_me_result_t *out )
+{
+    const int mb_w = cur->w / 16, mb_h = cur->h / 16;
+    const int16_t *c = centre ? centre + 2 * (mb_y * mb_w + mb_x) : NULL;
+    int x0, x1, y0, y1, cx, cy;
+    axis( mb_x, mb_w, range, mv_range, c ? c[0] : 0, &x0, &x1, &cx );
+    axis( mb_y, mb_h, range, mv_range, c ? c[1] : 0, &y0, &y1, &cy );
     for( int p = 0; p < parts; p++ )
     {
         int px, py, pw, ph;
@@ -180,11 +192,11 @@ void oracle_mb( const tframe_t *cur, const tframe_t *ref, int mb_x, int mb_y, in
                 for( int y = 0; y < ph; y++ )
                     for( int x = 0; x < pw; x++ )
                     {
-                        int cx = 16*mb_x + px + x, cy = 16*mb_y + py + y;
-                        int rx = clampi( cx + dx, 0, ref->w - 1 ), ry = clampi( cy + dy, 0, ref->h - 1 );
-                        sad += abs( cur->p[cy * cur->stride + cx] - ref->p[ry * ref->stride + rx] );
+                        int ix = 16*mb_x + px + x, iy = 16*mb_y + py + y;
+                        int rx = clampi( ix + dx, 0, ref->w - 1 ), ry = clampi( iy + dy, 0, ref->h - 1 );
+                        sad += abs( cur->p[iy * cur->stride + ix] - ref->p[ry * ref->stride + rx] );
                     }
-                uint32_t cost = sad + (mv_cost ? mv_cost[range + dx] + mv_cost[range + dy] : 0);
+                uint32_t cost = sad + (mv_cost ? mv_cost[2*range + dx - cx] + mv_cost[2*range + dy - cy] : 0);
                 if( cost < best )
                 {
                     best = cost;
@@ -198,15 +210,30 @@ void oracle_mb( const tframe_t *cur, const tframe_t *ref, int mb_x, int mb_y, in
     }
 }
 
-void test_mv_cost( uint16_t *cost, int range )
+void test_mv_cost_qp( uint16_t *cost, int range, int qp )
 {
-    /* x264's init_costs() at X264_LOOKAHEAD_QP (lambda 1), full-pel samples */
-    for( int d = -range; d <= range; d++ )
+    /* x264's init_costs(), full-pel samples; lambda = x264_lambda_tab[qp] */
+    static const uint8_t lambda_tab[52] = {     /* x264's values, QP 0..51 */
+        1, 1, 1, 1, 1, 1, 1, 1,  1, 1, 1, 1, 1, 1, 1, 1,  2, 2, 2, 2, 3, 3, 3, 4,
+        4, 4, 5, 6, 6, 7, 8, 9,  10, 11, 13, 14, 16, 18, 20, 23,  25, 29, 32, 36, 40, 45, 51, 57,
+        64, 72, 81, 91 };
+    int lambda = lambda_tab[qp < 0 ? 0 : qp > 51 ? 51 : qp];
+    for( int d = -2*range; d <= 2*range; d++ )
     {
         int i = 4 * abs( d );
         float l = i ? log2f( i + 1 ) * 2.0f + 1.718f : 0.718f;
-        cost[range + d] = (uint16_t)(int)(1 * l + .5f);
+        cost[2*range + d] = (uint16_t)(int)(lambda * l + .5f);
     }
+}
+
+int16_t *test_centres( int mb_count, int spread, uint32_t *rng )
+{
+    if( spread < 0 )
+        return NULL;
+    int16_t *c = malloc( mb_count * 2 * sizeof(int16_t) );
+    for( int i = 0; i < 2 * mb_count; i++ )
+        c[i] = (int16_t)((int)(test_rand( rng ) % (2*spread + 1)) - spread);
+    return c;
 }
 
 int results_compare( const char *name, const cuda_me_result_t *want, const cuda_me_result_t *got,

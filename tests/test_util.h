@@ -44,10 +44,16 @@ const char *test_data_dir( void );
 /* The brute-force oracle for one macroblock: every partition's SAD taken
  * pixel by pixel over the partition, with clamped (not padded) reads. */
 void oracle_mb( const tframe_t *cur, const tframe_t *ref, int mb_x, int mb_y, int range, int mv_range,
-                const uint16_t *mv_cost, int parts, cuda_me_result_t *out );
+                const uint16_t *mv_cost, const int16_t *centre, int parts, cuda_me_result_t *out );
 
-/* x264's mv cost at the lookahead QP (lambda 1), sampled at full pels. */
-void test_mv_cost( uint16_t *cost, int range );
+/* x264's mv cost at QP qp (lambda from x264's table), sampled at full pels:
+ * 4*range+1 entries, cost[2*range + d]. */
+void test_mv_cost_qp( uint16_t *cost, int range, int qp );
+#define test_mv_cost( cost, range ) test_mv_cost_qp( cost, range, 12 )
+#define MV_COST_SIZE (4*CUDA_ME_RANGE_MAX+1)
+
+/* Random window centres, |c| <= spread, or NULL for spread < 0. */
+int16_t *test_centres( int mb_count, int spread, uint32_t *rng );
 
 /* Compares two result arrays; on mismatch prints the name, seed, a
  * '.'/'x' macroblock map and the first differences.  Returns the number of

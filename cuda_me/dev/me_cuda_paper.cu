@@ -39,7 +39,8 @@ paper_sad_kernel( const cme_launch_t a, const paper_geom_t g, uint16_t *__restri
     __shared__ uint8_t s_cur[16*16];
     const int t = threadIdx.x, mb = blockIdx.x;
     const int mb_x = mb % a.i_mb_width, mb_y = mb / a.i_mb_width;
-    const cme_window_t w = cme_get_window( mb_x, mb_y, a.i_mb_width, a.i_mb_height, a.i_range, a.i_mv_range );
+    const cme_window_t w = cme_get_window( mb_x, mb_y, a.i_mb_width, a.i_mb_height, a.i_range, a.i_mv_range,
+                                           a.centre ? a.centre[2*mb] : 0, a.centre ? a.centre[2*mb+1] : 0 );
     const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
     const int p0 = blockIdx.y * PT;
     if( p0 >= wx * wy )
@@ -77,7 +78,8 @@ paper_merge_kernel( const cme_launch_t a, const paper_geom_t g, const uint16_t *
     __shared__ uint64_t s_key[NP][PT];
     const int t = threadIdx.x, mb = blockIdx.x;
     const int mb_x = mb % a.i_mb_width, mb_y = mb / a.i_mb_width;
-    const cme_window_t w = cme_get_window( mb_x, mb_y, a.i_mb_width, a.i_mb_height, a.i_range, a.i_mv_range );
+    const cme_window_t w = cme_get_window( mb_x, mb_y, a.i_mb_width, a.i_mb_height, a.i_range, a.i_mv_range,
+                                           a.centre ? a.centre[2*mb] : 0, a.centre ? a.centre[2*mb+1] : 0 );
     const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
     const int p = blockIdx.y * PT + t;
     uint64_t *bk = a.blk_keys + ((size_t)mb * g.nb + blockIdx.y) * NP;
@@ -89,7 +91,7 @@ paper_merge_kernel( const cme_launch_t a, const paper_geom_t g, const uint16_t *
         uint32_t s[16], cost[CUDA_ME_NPART];
         for( int k = 0; k < 16; k++ )
             s[k] = in[k];
-        const uint32_t mvc = a.mv_cost ? a.mv_cost[a.i_range + w.x_min + dx] + a.mv_cost[a.i_range + w.y_min + dy] : 0;
+        const uint32_t mvc = cme_mv_cost( a.mv_cost, a.i_range, &w, w.x_min + dx, w.y_min + dy );
         cme_merge( s, mvc, cost );
         for( int q = 0; q < NP; q++ )
             s_key[q][t] = cme_key( cost[q], p );
@@ -115,7 +117,7 @@ static paper_geom_t paper_geom( int mb_w, int mb_h, int range, int mv_range )
     for( int x = 0; x < mb_w; x++ )
         for( int y = 0; y < mb_h; y++ )
         {
-            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, range, mv_range );
+            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, range, mv_range, 0, 0 );   /* same size for any centre */
             int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
             g.max_pos = cme_imax( g.max_pos, wx * wy );
             size_t smem = (size_t)((PT - 1) / wx + 2 + 16) * (wx + 15);
