@@ -307,8 +307,8 @@ __global__ void pad_kernel( uint8_t *plane, const int pitch, const int w, const 
 /* ---------------------------------------------------------------- host */
 
 /* Kernel variants: positions per run K and the register budget (blocks of
- * MAX_THREADS per SM).  Variant 0 is used unless CUDA_ME_KERNEL_VARIANT
- * (benchmark only) names another; all give the same results. */
+ * MAX_THREADS per SM).  All give the same results; the benchmark times
+ * each (CUDA_ME_KERNEL_VARIANT or cme_cuda_variant() force one). */
 typedef struct variant_t
 {
     int k, minb;
@@ -328,13 +328,22 @@ static const variant_t variants[] =
 
 static int forced_variant = -1;
 
-static int variant_index( void )
+/* The default: the fastest variant measured on an H200 for the range
+ * (results/kernel_bench.txt): K=4 up to +-16, K=6 beyond. */
+static int variant_index_for( int range )
 {
     if( forced_variant >= 0 )
         return forced_variant;
     const char *env = getenv( "CUDA_ME_KERNEL_VARIANT" );
-    int i = env ? atoi( env ) : 0;
-    return i >= 0 && i < NVARIANTS ? i : 0;
+    int i = env ? atoi( env ) : -1;
+    if( i >= 0 && i < NVARIANTS )
+        return i;
+    return range <= 16 ? 3 : 2;
+}
+
+static int variant_index( void )
+{
+    return variant_index_for( 32 );
 }
 
 extern "C" int cme_cuda_variant( int v, int *k, int *minb )
@@ -436,7 +445,7 @@ extern "C" cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stre
 
 extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks )
 {
-    const variant_t *v = &variants[variant_index()];
+    const variant_t *v = &variants[variant_index_for( l->i_range )];
     search_geom_t g = search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_parts, v->k );
     if( !g.nb )
         return cudaErrorInvalidValue;

@@ -31,9 +31,9 @@ args_of() {
         stock_mvt64)  echo "--mvrange-thread 64" ;;
         esa64)        echo "--me esa --merange 64" ;;
         umh32)        echo "--me umh --merange 32" ;;
-        gpu_cand64)   echo "--gpu-me --gpu-me-backend cuda --merange 64 --gpu-me-mode cand --gpu-me-stats" ;;
+        gpu_cand64)   echo "--gpu-me --gpu-me-backend cuda --gpu-me-range 64 --gpu-me-mode cand --gpu-me-stats" ;;
         gpu_repl64)   echo "--gpu-me --gpu-me-backend cuda --merange 64 --gpu-me-mode replace --gpu-me-stats" ;;
-        gpu_cand32)   echo "--gpu-me --gpu-me-backend cuda --merange 32 --gpu-me-mode cand --gpu-me-stats" ;;
+        gpu_cand32)   echo "--gpu-me --gpu-me-backend cuda --gpu-me-range 32 --gpu-me-mode cand --gpu-me-stats" ;;
         gpu_repl32)   echo "--gpu-me --gpu-me-backend cuda --merange 32 --gpu-me-mode replace --gpu-me-stats" ;;
         gpu_repl16)   echo "--gpu-me --gpu-me-backend cuda --merange 16 --gpu-me-mode replace --gpu-me-stats" ;;
         *) echo "unknown config $1" >&2; exit 2 ;;
