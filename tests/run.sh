@@ -8,8 +8,10 @@
 #   checkasm   x264's own tools/checkasm on the patched tree
 #   e2e        tests/e2e.sh: real clips through stock and patched x264;
 #              FFmpeg decodes every output to x264's reconstruction exactly
+#   reliability tests/reliability.sh: bad input, absurd options, injected
+#              faults, valgrind (C backend)
 #
-# tests/run.sh [unit|checkasm|e2e]...   (default: all)
+# tests/run.sh [unit|checkasm|e2e|reliability]...   (default: all)
 
 set -u
 TOP="$(cd "$(dirname "$0")/.." && pwd)"
@@ -60,13 +62,18 @@ e2e() {
     "$TOP/tests/e2e.sh"
 }
 
-what="${*:-unit checkasm e2e}"
+reliability() {
+    "$TOP/tests/reliability.sh"
+}
+
+what="${*:-unit checkasm e2e reliability}"
 run "decode test clips" decode_clips || true
 for w in $what; do
     case "$w" in
         unit)     run "unit tests (Check)" unit ;;
         checkasm) run "x264 checkasm" checkasm ;;
         e2e)      run "end-to-end encodes" e2e ;;
+        reliability) run "reliability" reliability ;;
         *)        echo "unknown test set $w"; exit 2 ;;
     esac
 done
