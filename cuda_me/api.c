@@ -428,9 +428,21 @@ static void job_recycle( cuda_me_t *h, cme_job_t *j )
     pthread_mutex_unlock( &h->lock );
 }
 
+static void cme_flush( cuda_me_t *h )
+{
+    if( h->be && h->be->flush )
+        h->be->flush( h );
+}
+
 static void cme_done( cuda_me_t *h, int i_cur )
 {
     cme_job_t *mine = NULL;
+    pthread_mutex_lock( &h->lock );
+    cme_frame_t *cur = frame_find( h, i_cur );
+    pthread_mutex_unlock( &h->lock );
+    /* the caller may reuse its plane once we return */
+    if( cur && h->be->frame_sync )
+        h->be->frame_sync( h, cur );
     pthread_mutex_lock( &h->lock );
     for( cme_job_t **p = &h->jobs; *p; )
     {
@@ -479,6 +491,7 @@ static void cme_close( cuda_me_t *h )
 {
     if( !h )
         return;
+    cme_flush( h );
     /* Retire every job (waits for the device), then free all slots. */
     while( h->jobs )
     {
@@ -527,5 +540,6 @@ int cuda_me_init( int api_version, cuda_me_function_t *pf )
     pf->done          = cme_done;
     pf->error         = cme_error;
     pf->stats         = cme_stats;
+    pf->flush         = cme_flush;
     return 0;
 }

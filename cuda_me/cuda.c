@@ -1,16 +1,19 @@
 /*****************************************************************************
  * cuda.c: the CUDA backend's host side: device, streams, buffers, errors
  *****************************************************************************
- * Work flow of one encoder:
- *   put_frame: the luma plane is copied into one of CME_STAGES pinned staging
- *              buffers (the caller's memory is never read asynchronously),
- *              then copied to a device frame on the upload stream and padded;
- *              an event marks the frame uploaded.
- *   submit:    on the next of CME_STREAMS job streams: wait for both frames'
- *              events, search (kernels 1+2 and 3), copy the results into
- *              the job's pinned buffer, record an event.
- *   get:       waits for that event (the first caller; others wait on the
- *              library's condition variable).
+ * Work flow of one encoder.  put_frame and submit only queue a command for
+ * the backend's worker thread, so the caller (x264's lookahead) pays nothing
+ * for copies and launches; the worker does, in order:
+ *   upload: the caller's luma plane is copied into one of CME_STAGES pinned
+ *           staging buffers, then to a device frame on the upload stream and
+ *           padded; an event marks the frame uploaded.  The caller's plane
+ *           must stay valid until done() or flush(), which wait for this copy.
+ *   search: on the next of CME_STREAMS job streams: wait for both frames'
+ *           events, search (kernels 1+2 and 3), copy the results into the
+ *           job's pinned buffer, record an event.
+ *   get:    waits until the worker has launched the job, then for its event
+ *           (the first caller; others wait on the library's condition
+ *           variable).
  *   done:      recycles the job; frames are recycled once released, done and
  *              no longer named by a job, so nothing is freed while the GPU
  *              may still read it.
@@ -35,9 +38,22 @@
 #define CME_STREAMS 2
 #define CME_STAGES  3
 
+typedef struct cme_cmd_t
+{
+    int b_search;                 /* 0: upload a frame, 1: launch a job */
+    void *obj;                    /* cme_frame_t or cme_job_t */
+    struct cme_cmd_t *next;
+} cme_cmd_t;
+
 typedef struct cme_cuda_t
 {
     int i_device;
+    pthread_t worker;
+    int b_worker;
+    pthread_mutex_t qlock;        /* the queue, and the states below */
+    pthread_cond_t qcv;
+    cme_cmd_t *head, *tail;
+    int b_exit;
     cudaStream_t up_stream;
     cudaStream_t stream[CME_STREAMS];
     int i_next_stream;
@@ -60,12 +76,18 @@ typedef struct cme_cuda_frame_t
     uint8_t *d_alloc;
     uint8_t *d_plane;             /* pixel (0,0) */
     cudaEvent_t uploaded;
+    const uint8_t *src;           /* the caller's plane, until copied */
+    intptr_t i_src_stride;
+    int i_copied;                 /* 0: queued, 1: copied, -1: failed */
+    cme_cmd_t cmd;
 } cme_cuda_frame_t;
 
 typedef struct cme_cuda_job_t
 {
     cudaEvent_t start, searched, copied;
     int b_counted;
+    int i_launched;               /* 0: queued, 1: launched, -1: failed */
+    cme_cmd_t cmd;
 } cme_cuda_job_t;
 
 /* ---------------------------------------------------------------- checks */
@@ -120,6 +142,57 @@ int cme_cuda_device_count( void )
     return cudaGetDeviceCount( &n ) == cudaSuccess ? n : 0;
 }
 
+/* ---------------------------------------------------------------- worker */
+
+static void enqueue( cme_cuda_t *g, cme_cmd_t *c )
+{
+    pthread_mutex_lock( &g->qlock );
+    c->next = NULL;
+    if( g->tail )
+        g->tail->next = c;
+    else
+        g->head = c;
+    g->tail = c;
+    pthread_cond_broadcast( &g->qcv );
+    pthread_mutex_unlock( &g->qlock );
+}
+
+static int upload( cuda_me_t *h, cme_frame_t *f );
+static int launch( cuda_me_t *h, cme_job_t *j );
+
+/* Runs the commands in order.  After an error it still marks every command
+ * done (as failed), so that nobody waits for ever. */
+static void *worker( void *arg )
+{
+    cuda_me_t *h = arg;
+    cme_cuda_t *g = h->gpu;
+    cudaSetDevice( g->i_device );
+    pthread_mutex_lock( &g->qlock );
+    for( ;; )
+    {
+        while( !g->head && !g->b_exit )
+            pthread_cond_wait( &g->qcv, &g->qlock );
+        cme_cmd_t *c = g->head;
+        if( !c )
+            break;
+        pthread_mutex_unlock( &g->qlock );
+        int ret = h->i_error ? h->i_error : c->b_search ? launch( h, c->obj ) : upload( h, c->obj );
+        if( ret < 0 )
+            cme_set_error( h, ret );
+        pthread_mutex_lock( &g->qlock );
+        if( c->b_search )
+            ((cme_cuda_job_t*)((cme_job_t*)c->obj)->gpu)->i_launched = ret < 0 ? -1 : 1;
+        else
+            ((cme_cuda_frame_t*)((cme_frame_t*)c->obj)->gpu)->i_copied = ret < 0 ? -1 : 1;
+        g->head = c->next;
+        if( !g->head )
+            g->tail = NULL;
+        pthread_cond_broadcast( &g->qcv );
+    }
+    pthread_mutex_unlock( &g->qlock );
+    return NULL;
+}
+
 /* ---------------------------------------------------------------- backend */
 
 static void cu_uninit( cuda_me_t *h );
@@ -148,6 +221,8 @@ static int cu_init( cuda_me_t *h )
         return CUDA_ME_ENOMEM;
     h->gpu = g;
     g->i_device = h->param.i_device;
+    pthread_mutex_init( &g->qlock, NULL );
+    pthread_cond_init( &g->qcv, NULL );
 
     struct cudaDeviceProp prop;
     if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
@@ -211,6 +286,13 @@ static int cu_init( cuda_me_t *h )
             goto fail;
         device_account( h, size );
     }
+    if( pthread_create( &g->worker, NULL, worker, h ) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "cannot start the worker thread\n" );
+        ret = CUDA_ME_ENOMEM;
+        goto fail;
+    }
+    g->b_worker = 1;
     cme_log( h, CUDA_ME_LOG_DEBUG, "using %s\n", h->stats.device );
     return 0;
 
@@ -224,6 +306,14 @@ static void cu_uninit( cuda_me_t *h )
     cme_cuda_t *g = h->gpu;
     if( !g )
         return;
+    if( g->b_worker )
+    {
+        pthread_mutex_lock( &g->qlock );
+        g->b_exit = 1;
+        pthread_cond_broadcast( &g->qcv );
+        pthread_mutex_unlock( &g->qlock );
+        pthread_join( g->worker, NULL );
+    }
     cudaSetDevice( g->i_device );
     for( int i = 0; i < CME_STAGES; i++ )
     {
@@ -255,6 +345,8 @@ static void cu_uninit( cuda_me_t *h )
     }
     cudaFree( g->d_mv_cost );
     cudaGetLastError();
+    pthread_mutex_destroy( &g->qlock );
+    pthread_cond_destroy( &g->qcv );
     free( g );
     h->gpu = NULL;
     pthread_mutex_lock( &h->lock );
@@ -299,10 +391,13 @@ static void cu_frame_free( cuda_me_t *h, cme_frame_t *f )
     f->gpu = NULL;
 }
 
-static int cu_frame_put( cuda_me_t *h, cme_frame_t *f, const uint8_t *luma, intptr_t i_stride )
+/* Worker: the caller's plane into pinned staging, then to the device. */
+static int upload( cuda_me_t *h, cme_frame_t *f )
 {
     cme_cuda_t *g = h->gpu;
     cme_cuda_frame_t *cf = f->gpu;
+    const uint8_t *luma = cf->src;
+    const intptr_t i_stride = cf->i_src_stride;
     const int w = h->param.i_width, hgt = h->param.i_height;
     const int s = g->i_next_stage;
     int ret;
@@ -329,6 +424,52 @@ static int cu_frame_put( cuda_me_t *h, cme_frame_t *f, const uint8_t *luma, intp
         (ret = CME_CUDA( NOFAULT, cudaEventRecord( cf->uploaded, g->up_stream ) )) < 0 )
         return ret;
     g->b_stage_used[s] = 1;   /* both events recorded: its time can be read */
+    return 0;
+}
+
+static int cu_frame_put( cuda_me_t *h, cme_frame_t *f, const uint8_t *luma, intptr_t i_stride )
+{
+    cme_cuda_t *g = h->gpu;
+    cme_cuda_frame_t *cf = f->gpu;
+    cf->src = luma;
+    cf->i_src_stride = i_stride;
+    cf->i_copied = 0;
+    cf->cmd.b_search = 0;
+    cf->cmd.obj = f;
+    enqueue( g, &cf->cmd );
+    return 0;
+}
+
+/* The caller's plane of f has been read (or will never be). */
+static void cu_frame_sync( cuda_me_t *h, cme_frame_t *f )
+{
+    cme_cuda_t *g = h->gpu;
+    cme_cuda_frame_t *cf = f->gpu;
+    pthread_mutex_lock( &g->qlock );
+    while( !cf->i_copied )
+        pthread_cond_wait( &g->qcv, &g->qlock );
+    pthread_mutex_unlock( &g->qlock );
+}
+
+/* Every queued command has run. */
+static void cu_flush( cuda_me_t *h )
+{
+    cme_cuda_t *g = h->gpu;
+    pthread_mutex_lock( &g->qlock );
+    while( g->head )
+        pthread_cond_wait( &g->qcv, &g->qlock );
+    pthread_mutex_unlock( &g->qlock );
+}
+
+static int cu_job_submit( cuda_me_t *h, cme_job_t *j )
+{
+    cme_cuda_t *g = h->gpu;
+    cme_cuda_job_t *cj = j->gpu;
+    cj->i_launched = 0;
+    cj->b_counted = 0;
+    cj->cmd.b_search = 1;
+    cj->cmd.obj = j;
+    enqueue( g, &cj->cmd );
     return 0;
 }
 
@@ -374,7 +515,8 @@ static void cu_job_free( cuda_me_t *h, cme_job_t *j )
     j->gpu = NULL;
 }
 
-static int cu_job_submit( cuda_me_t *h, cme_job_t *j )
+/* Worker: the search of one job, asynchronously on the next job stream. */
+static int launch( cuda_me_t *h, cme_job_t *j )
 {
     cme_cuda_t *g = h->gpu;
     cme_cuda_job_t *cj = j->gpu;
@@ -382,7 +524,6 @@ static int cu_job_submit( cuda_me_t *h, cme_job_t *j )
     cudaStream_t st = g->stream[i];
     int ret;
     g->i_next_stream = (i + 1) % CME_STREAMS;
-    cj->b_counted = 0;
 
     cme_launch_t l;
     l.cur = ((cme_cuda_frame_t*)j->cur->gpu)->d_plane;
@@ -426,6 +567,13 @@ static int job_wait( cuda_me_t *h, cme_job_t *j )
     cme_cuda_t *g = h->gpu;
     cme_cuda_job_t *cj = j->gpu;
     int ret;
+    pthread_mutex_lock( &g->qlock );
+    while( !cj->i_launched )
+        pthread_cond_wait( &g->qcv, &g->qlock );
+    int launched = cj->i_launched;
+    pthread_mutex_unlock( &g->qlock );
+    if( launched < 0 )
+        return h->i_error ? h->i_error : CUDA_ME_EDEVICE;
     if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaEventSynchronize( cj->copied ) )) < 0 )
         return ret;
@@ -463,6 +611,8 @@ const cme_backend_t cme_backend_cuda =
     .job_submit  = cu_job_submit,
     .job_finish  = cu_job_finish,
     .job_retire  = cu_job_retire,
+    .frame_sync  = cu_frame_sync,
+    .flush       = cu_flush,
 };
 
 int cuda_me_have_cuda( void )

@@ -140,8 +140,10 @@ typedef struct cuda_me_function_t
     cuda_me_t *(*open)( const cuda_me_param_t *param, int *err );
     /* Waits for work in flight, frees everything. */
     void (*close)( cuda_me_t *h );
-    /* Copies the luma plane (i_width x i_height, i_stride bytes per row) now;
-     * the caller may reuse the memory on return.  i_frame must be new. */
+    /* Takes the luma plane (i_width x i_height, i_stride bytes per row) of a
+     * new frame.  The CUDA backend copies it on its own thread: the plane
+     * must stay unchanged until done(i_frame) or flush() returns.  Errors may
+     * also show later, in error() and as NULL from get(). */
     int  (*put_frame)( cuda_me_t *h, int i_frame, const uint8_t *luma, intptr_t i_stride );
     /* Searches i_cur against i_ref, asynchronously.  Both must have been put.
      * job may be NULL.  Returns 0, or 1 if a frame is unknown or the pair was
@@ -158,6 +160,8 @@ typedef struct cuda_me_function_t
     /* Sticky error: 0, or the first error code. */
     int  (*error)( cuda_me_t *h );
     void (*stats)( cuda_me_t *h, cuda_me_stats_t *s );
+    /* Waits until every frame put has been read: their planes may go. */
+    void (*flush)( cuda_me_t *h );
 } cuda_me_function_t;
 
 /* Fills *pf.  Returns 0, or < 0 if api_version is not CUDA_ME_API_VERSION. */

@@ -68,6 +68,10 @@ typedef struct cme_backend_t
     int  (*job_finish)( cuda_me_t *h, cme_job_t *j );
     /* j is about to be recycled: wait for any work still reading its buffers. */
     void (*job_retire)( cuda_me_t *h, cme_job_t *j );
+    /* Optional: wait until the caller's plane of f has been read; until
+     * everything queued has run. */
+    void (*frame_sync)( cuda_me_t *h, cme_frame_t *f );
+    void (*flush)( cuda_me_t *h );
 } cme_backend_t;
 
 enum cme_fault_kind
