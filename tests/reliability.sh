@@ -120,6 +120,16 @@ for spec in launch:1 launch:12 copy:7 alloc:9; do
 done
 CUDA_ME_FAULT=alloc:1 run fstart "$Q" $C --frames 3; refuses "CUDA_ME_FAULT=alloc:1 (at open) with --gpu-me-backend c" fstart
 
+echo "--- conformance sweep: every clip, presets ultrafast..veryslow, --gpu-me (C backend), 12 frames"
+for clip in foreman_cif bus_qcif mobile_cif carphone_qcif foreman_346x282; do
+    for preset in ultrafast superfast veryfast faster fast medium slow slower veryslow; do
+        n="sweep_${clip}_$preset"
+        run "$n" "$D/$clip.y4m" $C --preset "$preset" --frames 12 --threads 2
+        encodes "$clip --preset $preset" "$n"
+        rm -f "$W/$n.rec" "$W/$n.dec"
+    done
+done
+
 if command -v valgrind >/dev/null 2>&1 && [ "${VALGRIND:-1}" = 1 ]; then
     echo "--- valgrind (C backend, x264 without asm: valgrind lacks AVX-512)"
     timeout 900 valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
