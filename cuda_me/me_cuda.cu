@@ -53,7 +53,6 @@
 #define MAX_THREADS 128
 #define MAX_WARPS   (MAX_THREADS / 32)
 #define MAX_RUNS      8 /* runs per thread */
-#define MAX_K         8 /* positions per run; at most 9 (the smallest window height) */
 
 /* Value ranges behind the 32-bit keys:
  *   cost <= 65280 + 2*65535 < 2^18, so cost << 14 < 2^32;
