@@ -1,0 +1,69 @@
+#!/bin/sh
+# tests/check_patches.sh: patches/ is a text-only series of source changes,
+# and applying it to x264 baee400 then exporting it again gives the same
+# bytes (the edit loop of README's "Changing the x264 glue" is a fixed point).
+#
+#   tests/check_patches.sh              check (needs build/x264-src, made by ./build.sh)
+#   tests/check_patches.sh --export DIR export the commits of build/x264-src on
+#                                       top of cuda-me-base into DIR (build.sh patches)
+set -u
+TOP="$(cd "$(dirname "$0")/.." && pwd)"
+SRC="${X264_SRC:-$TOP/build/x264-src}"
+
+# The one definition of how the series is exported: no commit hashes, full
+# blob ids (abbreviations depend on the repository), no version signature.
+export_series() {   # REPO DIR
+    git -C "$1" format-patch -q --zero-commit --no-signature --full-index -o "$2" cuda-me-base..HEAD
+}
+
+if [ "${1:-}" = "--export" ]; then
+    export_series "$SRC" "${2:?usage: check_patches.sh --export DIR}"
+    exit
+fi
+
+npass=0
+nfail=0
+pass() { echo "  ok    $*"; npass=$((npass+1)); }
+fail() { echo "  FAIL  $*"; nfail=$((nfail+1)); }
+
+# 1. Text only, sources only.
+for p in "$TOP"/patches/*.patch; do
+    n="$(basename "$p")"
+    if grep -q -e '^GIT binary patch' -e '^Binary files ' "$p"; then
+        fail "$n: contains a binary hunk"
+    elif LC_ALL=C grep -q "$(printf '\r')" "$p" || ! LC_ALL=C tr -d '\000' < "$p" | cmp -s - "$p"; then
+        fail "$n: contains NUL or CR bytes"
+    else
+        bad="$(sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$p" |
+               grep -E '\.(o|a|so|so\.[0-9.]*|dll|exe|obj|lib|pyc|d)$|(^|/)(config\.h|config\.mak|config\.log|x264_config\.h|\.depend|oclobj\.h)$' || true)"
+        if [ -n "$bad" ]; then
+            fail "$n: adds build output: $(echo $bad)"
+        else
+            pass "$n: text, sources only ($(grep -c '^diff --git' "$p") files)"
+        fi
+    fi
+done
+
+# 2. Apply then export: the same bytes.
+if git -C "$SRC" rev-parse -q --verify cuda-me-base >/dev/null 2>&1; then
+    tmp="$(mktemp -d)"
+    git clone -q --shared --no-checkout "$SRC" "$tmp/x264" &&
+        git -C "$tmp/x264" checkout -q --detach cuda-me-base &&
+        git -C "$tmp/x264" -c user.name=cuda_me -c user.email=cuda_me@localhost \
+            am -q --committer-date-is-author-date "$TOP"/patches/*.patch &&
+        export_series "$tmp/x264" "$tmp/out"
+    if [ $? != 0 ]; then
+        fail "patches/ do not apply to cuda-me-base"
+    elif diff -r -q "$TOP/patches" "$tmp/out" -x '*.md' -x series >/dev/null; then
+        pass "apply + export is a fixed point ($(ls "$tmp/out" | wc -l) patches)"
+    else
+        fail "apply + export changes patches/ (run ./build.sh patches):"
+        diff -r -u "$TOP/patches" "$tmp/out" -x '*.md' -x series | head -20
+    fi
+    rm -rf "$tmp"
+else
+    fail "no $SRC with tag cuda-me-base: run ./build.sh first"
+fi
+
+echo "patches: $npass passed, $nfail failed"
+[ "$nfail" = 0 ]
