@@ -10,10 +10,11 @@ set -u
 TOP="$(cd "$(dirname "$0")/.." && pwd)"
 SRC="${X264_SRC:-$TOP/build/x264-src}"
 
-# The one definition of how the series is exported: no commit hashes, full
+# The one definition of how the series is exported: no commit hashes, no
+# "n/m" in subjects (adding a patch leaves the others alone), full
 # blob ids (abbreviations depend on the repository), no version signature.
 export_series() {   # REPO DIR
-    git -C "$1" format-patch -q --zero-commit --no-signature --full-index -o "$2" cuda-me-base..HEAD
+    git -C "$1" format-patch -q --no-numbered --zero-commit --no-signature --full-index -o "$2" cuda-me-base..HEAD
 }
 
 if [ "${1:-}" = "--export" ]; then
