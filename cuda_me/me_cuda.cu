@@ -49,6 +49,7 @@
 #include "spec.h"
 #include "kernels.h"
 #include "reduce.cuh"
+#include "window.cuh"
 
 #define MAX_THREADS 128
 #define MAX_WARPS   (MAX_THREADS / 32)
@@ -217,9 +218,8 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
 
     const int t = threadIdx.x, nt = blockDim.x;
     const int mb = blockIdx.x;
-    const int mb_x = mb % a.i_mb_width, mb_y = mb / a.i_mb_width;
-    const cme_window_t w = cme_get_window( mb_x, mb_y, a.i_mb_width, a.i_mb_height, a.i_range, a.i_mv_range,
-                                           a.centre ? a.centre[2*mb] : 0, a.centre ? a.centre[2*mb+1] : 0 );
+    int mb_x, mb_y;
+    const cme_window_t w = cme_launch_window( a, mb, &mb_x, &mb_y );
     const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
     const int runs = run_count( wx, wy, K );
     const int u0 = blockIdx.y * nt * geo.runs_per_thread;

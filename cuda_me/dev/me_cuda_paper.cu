@@ -22,6 +22,7 @@
 #include "spec.h"
 #include "kernels.h"
 #include "reduce.cuh"
+#include "window.cuh"
 
 #define PT 128   /* positions (threads) per block */
 
@@ -38,9 +39,8 @@ paper_sad_kernel( const cme_launch_t a, const paper_geom_t g, uint16_t *__restri
     extern __shared__ uint8_t s_win[];
     __shared__ uint8_t s_cur[16*16];
     const int t = threadIdx.x, mb = blockIdx.x;
-    const int mb_x = mb % a.i_mb_width, mb_y = mb / a.i_mb_width;
-    const cme_window_t w = cme_get_window( mb_x, mb_y, a.i_mb_width, a.i_mb_height, a.i_range, a.i_mv_range,
-                                           a.centre ? a.centre[2*mb] : 0, a.centre ? a.centre[2*mb+1] : 0 );
+    int mb_x, mb_y;
+    const cme_window_t w = cme_launch_window( a, mb, &mb_x, &mb_y );
     const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
     const int p0 = blockIdx.y * PT;
     if( p0 >= wx * wy )
@@ -77,9 +77,7 @@ paper_merge_kernel( const cme_launch_t a, const paper_geom_t g, const uint16_t *
 {
     __shared__ uint64_t s_key[NP][PT];
     const int t = threadIdx.x, mb = blockIdx.x;
-    const int mb_x = mb % a.i_mb_width, mb_y = mb / a.i_mb_width;
-    const cme_window_t w = cme_get_window( mb_x, mb_y, a.i_mb_width, a.i_mb_height, a.i_range, a.i_mv_range,
-                                           a.centre ? a.centre[2*mb] : 0, a.centre ? a.centre[2*mb+1] : 0 );
+    const cme_window_t w = cme_launch_window( a, mb, NULL, NULL );
     const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
     const int p = blockIdx.y * PT + t;
     uint64_t *bk = a.blk_keys + ((size_t)mb * g.nb + blockIdx.y) * NP;
