@@ -538,6 +538,7 @@ static int launch( cuda_me_t *h, cme_job_t *j )
     l.centre = j->b_centre ? g->d_centre[i] : NULL;
     l.blk_keys = g->d_scratch[i];
     l.out = g->d_out[i];
+    l.i_variant = -1;
 
     if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaStreamWaitEvent( st, ((cme_cuda_frame_t*)j->cur->gpu)->uploaded, 0 ) )) < 0 ||

@@ -44,7 +44,6 @@
  *****************************************************************************/
 
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "spec.h"
 #include "kernels.h"
@@ -307,7 +306,7 @@ __global__ void pad_kernel( uint8_t *plane, const int pitch, const int w, const 
 
 /* Kernel variants: positions per run K and the register budget (blocks of
  * MAX_THREADS per SM).  All give the same results; the benchmark times
- * each (CUDA_ME_KERNEL_VARIANT or cme_cuda_variant() force one). */
+ * each, the tests check each (cme_launch_t.i_variant picks one). */
 typedef struct variant_t
 {
     int k, minb;
@@ -325,33 +324,17 @@ static const variant_t variants[] =
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
-static int forced_variant = -1;
-
 /* The default: the fastest variant measured on an H200 for the range
  * (results/kernel_bench.txt): K=4 up to +-16, K=6 beyond. */
-static int variant_index_for( int range )
+extern "C" int cme_cuda_variant_default( int range )
 {
-    if( forced_variant >= 0 )
-        return forced_variant;
-    const char *env = getenv( "CUDA_ME_KERNEL_VARIANT" );
-    int i = env ? atoi( env ) : -1;
-    if( i >= 0 && i < NVARIANTS )
-        return i;
     return range <= 16 ? 3 : 2;
 }
 
-static int variant_index( void )
+extern "C" int cme_cuda_variant_info( int v, int *k, int *minb )
 {
-    return variant_index_for( 32 );
-}
-
-extern "C" int cme_cuda_variant( int v, int *k, int *minb )
-{
-    if( v >= NVARIANTS )
+    if( v < 0 || v >= NVARIANTS )
         return -1;
-    if( v >= 0 )
-        forced_variant = v;
-    v = variant_index();
     if( k )
         *k = variants[v].k;
     if( minb )
@@ -444,7 +427,10 @@ extern "C" cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stre
 
 extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks )
 {
-    const variant_t *v = &variants[variant_index_for( l->i_range )];
+    const int vi = l->i_variant < 0 ? cme_cuda_variant_default( l->i_range ) : l->i_variant;
+    if( vi >= NVARIANTS )
+        return cudaErrorInvalidValue;
+    const variant_t *v = &variants[vi];
     search_geom_t g = search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_parts, v->k );
     if( !g.nb )
         return cudaErrorInvalidValue;

@@ -9,8 +9,10 @@
  * the vabsdiff4 peak measured on the same GPU.  Timing with CUDA events:
  * 3 warm-up runs, then the median of up to 25 runs.
  *
- *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE]
- *                                    (-q: fewer sizes and runs; -s/-r: one size/range)
+ *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT]
+ *     -q: fewer sizes and runs; -s/-r: one size/range; -v: one variant of
+ *     the mainline kernel only (no paper kernels).  The default variant of
+ *     each range is marked '*'; "with xfers" is timed for it.
  *
  * Frame content does not change the work (no data-dependent branches), so
  * the frames are random.
@@ -59,7 +61,7 @@ static double window_absdiffs( int mb_w, int mb_h, int range, int mv_range )
 int main( int argc, char **argv )
 {
     const char *csv_path = NULL, *only_size = NULL;
-    int quick = 0, only_range = 0;
+    int quick = 0, only_range = 0, only_variant = -1;
     for( int i = 1; i < argc; i++ )
     {
         if( !strcmp( argv[i], "-o" ) && i + 1 < argc )
@@ -70,11 +72,18 @@ int main( int argc, char **argv )
             only_size = argv[++i];
         else if( !strcmp( argv[i], "-r" ) && i + 1 < argc )
             only_range = atoi( argv[++i] );
+        else if( !strcmp( argv[i], "-v" ) && i + 1 < argc )
+            only_variant = atoi( argv[++i] );
         else
         {
-            fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p] [-r range]\n", argv[0] );
+            fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p] [-r range] [-v variant]\n", argv[0] );
             return 2;
         }
+    }
+    if( only_variant >= 0 && cme_cuda_variant_info( only_variant, NULL, NULL ) < 0 )
+    {
+        fprintf( stderr, "bench_me: no kernel variant %d\n", only_variant );
+        return 2;
     }
     int ndev = 0;
     if( cudaGetDeviceCount( &ndev ) != cudaSuccess || !ndev )
@@ -169,14 +178,15 @@ int main( int argc, char **argv )
             const double absdiffs = window_absdiffs( mb_w, mb_h, range, mv_range );
 
             int nvar = 0;
-            while( cme_cuda_variant( nvar, NULL, NULL ) >= 0 )
+            while( cme_cuda_variant_info( nvar, NULL, NULL ) >= 0 )
                 nvar++;
+            const int vdef = cme_cuda_variant_default( range );
             for( int vi = 0; vi <= nvar; vi++ )
             {
                 const int paper = vi == nvar;
                 int vk = 0, vminb = 0;
-                cme_cuda_variant( paper ? 0 : vi, &vk, &vminb );
-                if( !paper && vi && quick < 0 )
+                cme_cuda_variant_info( vi, &vk, &vminb );
+                if( only_variant >= 0 && (paper || vi != only_variant) )
                     continue;
                 size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, parts )
                                        : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, parts );
@@ -187,11 +197,15 @@ int main( int argc, char **argv )
                 }
                 uint64_t *d_scratch;
                 CHECK( cudaMalloc( (void**)&d_scratch, scratch ) );
-                cme_launch_t l = { pc, pr, pitch, mb_w, mb_h, range, mv_range, parts, d_cost, NULL, d_scratch, d_out };
+                cme_launch_t l = { .cur = pc, .ref = pr, .i_pitch = pitch, .i_mb_width = mb_w, .i_mb_height = mb_h,
+                                   .i_range = range, .i_mv_range = mv_range, .i_parts = parts, .mv_cost = d_cost,
+                                   .centre = NULL, .blk_keys = d_scratch, .out = d_out, .i_variant = paper ? -1 : vi };
                 const int nk = paper ? 3 : 2;
                 static const char *knames[2][3] = { { "1+2 search", "3 reduce" }, { "1 sad", "2 merge", "3 reduce" } };
                 const int runs = quick ? 8 : 25;
                 float t[4][32], tt[32];
+                /* the library's path, timed for its default variant only */
+                const int xfers = !paper && vi == vdef;
                 for( int r = -3; r < runs; r++ )
                 {
                     /* kernel only */
@@ -199,26 +213,30 @@ int main( int argc, char **argv )
                     CHECK( paper ? cme_cuda_search_paper( &l, st, ev + 1 ) : cme_cuda_search_marked( &l, st, ev + 1 ) );
                     CHECK( cudaEventRecord( ev[nk], st ) );
                     CHECK( cudaEventSynchronize( ev[nk] ) );
-                    /* with transfers: a new frame up, padded, searched, results down */
-                    CHECK( cudaEventRecord( ev[3 + 0 * 0], st ) );
-                    CHECK( cudaMemcpy2DAsync( pc, pitch, h_frame, w, w, h, cudaMemcpyHostToDevice, st ) );
-                    CHECK( cme_cuda_pad( pc, pitch, w, h, st ) );
-                    CHECK( cme_cuda_search( &l, st ) );
-                    CHECK( cudaMemcpyAsync( h_out, d_out, out_bytes, cudaMemcpyDeviceToHost, st ) );
-                    CHECK( cudaEventRecord( ev[4], st ) );
-                    CHECK( cudaEventSynchronize( ev[4] ) );
+                    if( xfers )
+                    {
+                        /* with transfers: a new frame up, padded, searched, results down */
+                        CHECK( cudaEventRecord( ev[3], st ) );
+                        CHECK( cudaMemcpy2DAsync( pc, pitch, h_frame, w, w, h, cudaMemcpyHostToDevice, st ) );
+                        CHECK( cme_cuda_pad( pc, pitch, w, h, st ) );
+                        CHECK( cme_cuda_search( &l, st ) );
+                        CHECK( cudaMemcpyAsync( h_out, d_out, out_bytes, cudaMemcpyDeviceToHost, st ) );
+                        CHECK( cudaEventRecord( ev[4], st ) );
+                        CHECK( cudaEventSynchronize( ev[4] ) );
+                    }
                     if( r < 0 )
                         continue;
                     for( int k = 0; k < nk; k++ )
                         CHECK( cudaEventElapsedTime( &t[k][r], ev[k], ev[k+1] ) );
                     CHECK( cudaEventElapsedTime( &t[3][r], ev[0], ev[nk] ) );
-                    CHECK( cudaEventElapsedTime( &tt[r], ev[3], ev[4] ) );
+                    if( xfers )
+                        CHECK( cudaEventElapsedTime( &tt[r], ev[3], ev[4] ) );
                 }
                 char vname[32];
                 if( paper )
                     snprintf( vname, sizeof(vname), "paper" );
                 else
-                    snprintf( vname, sizeof(vname), "v%d:K%d/%d", vi, vk, vminb );
+                    snprintf( vname, sizeof(vname), "v%d:K%d/%d%s", vi, vk, vminb, vi == vdef ? "*" : "" );
                 for( int k = 0; k <= nk; k++ )
                 {
                     int idx = k < nk ? k : 3;
@@ -231,7 +249,7 @@ int main( int argc, char **argv )
                         fprintf( csv, "%s,%d,%d,%d,%d,%s,%s,%.5f,%.5f,%.0f,%.4f,%.2f\n", sizes[si].name, w, h, range, parts, vname, kn,
                                  s.med, s.min, absdiffs, k == nk ? rate * 1e-12 : 0., k == nk ? 100. * rate / peak : 0. );
                 }
-                if( !paper && vi == 0 )
+                if( xfers )
                 {
                     stat_t s = stat_of( tt, runs );
                     printf( "%-6s %5d %-10s %-12s %10.4f %10.4f\n", sizes[si].name, range, vname, "with xfers", s.med, s.min );

@@ -113,7 +113,7 @@ static int load_case( const gcase_t *c, int idx, tframe_t *cur, tframe_t *ref )
 #define CU( x ) do { cudaError_t e_ = (x); ck_assert_msg( e_ == cudaSuccess, "%s: %s", #x, cudaGetErrorString( e_ ) ); } while( 0 )
 
 /* One search through the kernel launchers, outputs behind a canary. */
-static void run_kernels( int paper, const tframe_t *cur, const tframe_t *ref, int range, int mv_range,
+static void run_kernels( int paper, int variant, const tframe_t *cur, const tframe_t *ref, int range, int mv_range,
                          const uint16_t *mv_cost, const int16_t *centre, int parts, cuda_me_result_t *out )
 {
     const int mb_w = cur->w / 16, mb_h = cur->h / 16;
@@ -160,6 +160,7 @@ static void run_kernels( int paper, const tframe_t *cur, const tframe_t *ref, in
     l.centre = d_centre;
     l.blk_keys = d_scratch;
     l.out = (cuda_me_result_t*)d_out;
+    l.i_variant = variant;
     CU( paper ? cme_cuda_search_paper( &l, 0, NULL ) : cme_cuda_search( &l, 0 ) );
     CU( cudaDeviceSynchronize() );
 
@@ -207,31 +208,29 @@ START_TEST( test_kernels )
         size_t n = (size_t)mb_w * mb_h * np;
         cuda_me_result_t *want = malloc( n * sizeof(*want) ), *got = malloc( n * sizeof(*got) );
         cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, mvc, centre, np, want );
-        /* every variant of the mainline kernel, then the paper's kernels */
-        for( int v = 0; ; v++ )
+        /* the default variant of the mainline kernel, every variant, then
+         * the paper's kernels */
+        for( int v = -1; ; v++ )
         {
-            int paper = cme_cuda_variant( v, NULL, NULL ) < 0, k = 0, minb = 0;
-            if( paper )
-            {
-                cme_cuda_variant( 0, &k, &minb );
-                /* the unfused kernels keep 16 SADs per position in memory:
-                 * only on frames where that stays small */
-                if( (size_t)mb_w * mb_h * (2*c->range + 1) * (2*c->range + 1) > (size_t)400 << 20 >> 5 )
-                    break;
-            }
-            else
-                cme_cuda_variant( v, &k, &minb );
+            int k = 0, minb = 0;
+            const int paper = v >= 0 && cme_cuda_variant_info( v, &k, &minb ) < 0;
+            if( v < 0 )
+                cme_cuda_variant_info( cme_cuda_variant_default( c->range ), &k, &minb );
+            /* the unfused kernels keep 16 SADs per position in memory: only
+             * on frames where that stays small */
+            if( paper && (size_t)mb_w * mb_h * (2*c->range + 1) * (2*c->range + 1) > (size_t)400 << 20 >> 5 )
+                break;
             char what[200];
             snprintf( what, sizeof(what), "%s, %d parts, %s", name, np,
-                      paper ? "paper kernels" : v ? "mainline kernel variant" : "mainline kernel" );
+                      paper ? "paper kernels" : v < 0 ? "mainline kernel, default variant" : "mainline kernel variant" );
             if( !paper )
-                snprintf( what + strlen( what ), sizeof(what) - strlen( what ), " %d (K=%d, %d blocks)", v, k, minb );
-            run_kernels( paper, &cur, &ref, c->range, c->mv_range, mvc, centre, np, got );
+                snprintf( what + strlen( what ), sizeof(what) - strlen( what ), " %d (K=%d, %d blocks)",
+                          v < 0 ? cme_cuda_variant_default( c->range ) : v, k, minb );
+            run_kernels( paper, paper ? -1 : v, &cur, &ref, c->range, c->mv_range, mvc, centre, np, got );
             ck_assert_msg( !results_compare( what, want, got, mb_w, mb_h, np, test_seed() ), "%s differs from C", what );
             if( paper )
                 break;
         }
-        cme_cuda_variant( 0, NULL, NULL );
         free( want );
         free( got );
     }
