@@ -178,6 +178,12 @@ static cuda_me_t *cme_open( const cuda_me_param_t *param, int *err )
         cme_log( h, CUDA_ME_LOG_ERROR, "mv_range %d below x264's minimum of 32\n", param->i_mv_range );
         goto fail;
     }
+    if( param->i_mv_range_thread < 0 || (param->i_mv_range_thread > 0 && param->i_mv_range_thread < 8) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "mv_range_thread %d not supported (0: no limit, or x264's value, >= 8)\n",
+                 param->i_mv_range_thread );
+        goto fail;
+    }
     if( param->i_parts != CUDA_ME_NPART && param->i_parts != CUDA_ME_NPART_8x8 )
     {
         cme_log( h, CUDA_ME_LOG_ERROR, "i_parts must be %d or %d\n", CUDA_ME_NPART_8x8, CUDA_ME_NPART );

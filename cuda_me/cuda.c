@@ -247,7 +247,7 @@ static int cu_init( cuda_me_t *h )
     g->i_pitch = (w + 2*CME_PAD + 127) & ~127;
     g->frame_bytes = (size_t)g->i_pitch * (hgt + 2*CME_PAD);
     g->scratch_bytes = cme_cuda_scratch_size( h->i_mb_width, h->i_mb_height, h->param.i_range,
-                                              h->param.i_mv_range, h->i_parts );
+                                              h->param.i_mv_range, h->param.i_mv_range_thread, h->i_parts );
     g->out_bytes = (size_t)h->i_mb_count * h->i_parts * sizeof(cuda_me_result_t);
     g->centre_bytes = (size_t)h->i_mb_count * 2 * sizeof(int16_t);
     g->cost_bytes = (4*h->param.i_range + 1) * sizeof(uint16_t);
@@ -533,6 +533,7 @@ static int launch( cuda_me_t *h, cme_job_t *j )
     l.i_mb_height = h->i_mb_height;
     l.i_range = h->param.i_range;
     l.i_mv_range = h->param.i_mv_range;
+    l.i_mv_range_thread = h->param.i_mv_range_thread;
     l.i_parts = h->i_parts;
     l.mv_cost = j->b_cost ? g->d_cost[i] : g->d_mv_cost;
     l.centre = j->b_centre ? g->d_centre[i] : NULL;

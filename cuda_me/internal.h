@@ -125,7 +125,7 @@ double cme_time_ms( void );
  * of planes with at least 18 (CME_PAD) replicated pixels on every side. */
 void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
                    const uint8_t *ref, intptr_t i_ref_stride,
-                   int i_mb_width, int i_mb_height, int i_range, int i_mv_range,
+                   int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_mv_range_thread,
                    const uint16_t *mv_cost, const int16_t *centre, int i_parts, cuda_me_result_t *out );
 
 /* Copies a w x h plane into dst (pixel (0,0), stride) and replicates its

@@ -23,6 +23,7 @@ typedef struct cme_launch_t
     int i_pitch;
     int i_mb_width, i_mb_height;
     int i_range, i_mv_range;
+    int i_mv_range_thread;          /* x264's frame-thread limit, 0: none (spec.h) */
     int i_parts;                    /* 9 or 41 */
     const uint16_t *mv_cost;        /* device, 4*range+1 entries, or NULL */
     const int16_t *centre;          /* device, [mb][2] window centres, or NULL: (0,0) */
@@ -33,7 +34,8 @@ typedef struct cme_launch_t
 } cme_launch_t;
 
 /* Scratch bytes one launch with these dimensions needs. */
-size_t cme_cuda_scratch_size( int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_parts );
+size_t cme_cuda_scratch_size( int i_mb_width, int i_mb_height, int i_range, int i_mv_range,
+                              int i_mv_range_thread, int i_parts );
 
 /* Kernels 1+2 (fused) and 3.  Returns the launch error, if any.  marks
  * (may be NULL): marks[0] is recorded between the two kernels (benchmark). */
@@ -58,7 +60,8 @@ cudaError_t cme_cuda_prepare( void );
 /* The paper's three unfused kernels (dev/me_cuda_paper.cu), for the
  * benchmark and the tests only; needs cme_cuda_paper_scratch_size() bytes
  * of scratch in l->blk_keys. */
-size_t cme_cuda_paper_scratch_size( int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_parts );
+size_t cme_cuda_paper_scratch_size( int i_mb_width, int i_mb_height, int i_range, int i_mv_range,
+                                    int i_mv_range_thread, int i_parts );
 cudaError_t cme_cuda_search_paper( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks );
 
 /* Benchmark only: a register-only loop of vabsdiff4 over n_blocks x 256

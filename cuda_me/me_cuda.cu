@@ -44,6 +44,7 @@
  *****************************************************************************/
 
 #include <stdint.h>
+#include <string.h>
 
 #include "spec.h"
 #include "kernels.h"
@@ -347,38 +348,54 @@ static int window_rows( int wx, int wy, int runs_per_block, int K )
     return cme_imin( wy, ((runs_per_block + wx - 2) / wx + 1) * K ) + 15;
 }
 
-/* Window width of macroblock column x (height of row x): the same for
- * every centre (spec.h). */
-static int window_size( int x, int mb_w, int range, int mv_range )
+/* Window width of macroblock column x, height of macroblock row y: the
+ * same for every centre and for every row (column) (spec.h). */
+static int window_width( int x, int mb_w, int range, int mv_range )
 {
-    cme_window_t w = cme_get_window( x, 0, mb_w, 1, range, mv_range, 0, 0 );
+    cme_window_t w = cme_get_window( x, 0, mb_w, 1, range, mv_range, 0, 0, 0 );
     return w.x_max - w.x_min + 1;
 }
 
+static int window_height( int y, int mb_h, int range, int mv_range, int mv_range_thread )
+{
+    cme_window_t w = cme_get_window( 0, y, 1, mb_h, range, mv_range, mv_range_thread, 0, 0 );
+    return w.y_max - w.y_min + 1;
+}
+
+#define MAX_WSIZE (2*CUDA_ME_RANGE_MAX + 1)
+
 /* Threads, runs per thread and blocks per macroblock: the fewest thread
  * slots for the largest window, plus a fixed cost per thread (set-up and
- * reduction, about 6 positions' worth of instructions). */
-static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, int np, int K )
+ * reduction, about 6 positions' worth of instructions).  nb = 0: no
+ * geometry (range out of bounds, or the keys' raster field too small). */
+static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread, int np, int K )
 {
-    /* distinct window sizes: only edge columns and rows differ */
-    int wxs[8], wys[8], nwx = 0, nwy = 0;
+    search_geom_t g = { MAX_THREADS, 1, 0, 0 };
+    if( range < 1 || range > CUDA_ME_RANGE_MAX )
+        return g;
+    /* the distinct window sizes (only edge columns and rows differ, but with
+     * x264's limits there may be many of them), each at most 2*range+1 */
+    int wxs[MAX_WSIZE], wys[MAX_WSIZE], nwx = 0, nwy = 0;
+    uint8_t seen[MAX_WSIZE + 1] = { 0 };
     for( int x = 0; x < mb_w; x++ )
     {
-        int v = window_size( x, mb_w, range, mv_range ), i = 0;
-        while( i < nwx && wxs[i] != v ) i++;
-        if( i == nwx && nwx < 8 ) wxs[nwx++] = v;
+        const int v = window_width( x, mb_w, range, mv_range );
+        if( !seen[v] )
+            wxs[nwx++] = v;
+        seen[v] = 1;
     }
+    memset( seen, 0, sizeof(seen) );
     for( int y = 0; y < mb_h; y++ )
     {
-        int v = window_size( y, mb_h, range, mv_range ), i = 0;
-        while( i < nwy && wys[i] != v ) i++;
-        if( i == nwy && nwy < 8 ) wys[nwy++] = v;
+        const int v = window_height( y, mb_h, range, mv_range, mv_range_thread );
+        if( !seen[v] )
+            wys[nwy++] = v;
+        seen[v] = 1;
     }
     int mwx = 0, mwy = 0;
     for( int i = 0; i < nwx; i++ ) mwx = cme_imax( mwx, wxs[i] );
     for( int i = 0; i < nwy; i++ ) mwy = cme_imax( mwy, wys[i] );
     const int runs = run_count( mwx, mwy, K );
-    search_geom_t g = { MAX_THREADS, 1, 0, 0 };
     long best = -1;
     for( int nt = 64; nt <= MAX_THREADS; nt += 32 )
         for( int u = 1; u <= MAX_RUNS; u++ )
@@ -406,12 +423,12 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
     return g;
 }
 
-extern "C" size_t cme_cuda_scratch_size( int mb_w, int mb_h, int range, int mv_range, int np )
+extern "C" size_t cme_cuda_scratch_size( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread, int np )
 {
     size_t most = 0;
     for( int v = 0; v < NVARIANTS; v++ )   /* enough for any variant */
     {
-        search_geom_t g = search_geom( mb_w, mb_h, range, mv_range, np, variants[v].k );
+        search_geom_t g = search_geom( mb_w, mb_h, range, mv_range, mv_range_thread, np, variants[v].k );
         if( !g.nb )
             return 0;
         size_t s = (size_t)mb_w * mb_h * g.nb * np * sizeof(uint64_t);
@@ -431,7 +448,8 @@ extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream
     if( vi >= NVARIANTS )
         return cudaErrorInvalidValue;
     const variant_t *v = &variants[vi];
-    search_geom_t g = search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_parts, v->k );
+    search_geom_t g = search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread,
+                                   l->i_parts, v->k );
     if( !g.nb )
         return cudaErrorInvalidValue;
     const int mb_count = l->i_mb_width * l->i_mb_height;

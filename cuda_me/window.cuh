@@ -19,7 +19,7 @@ static __device__ __forceinline__ cme_window_t cme_launch_window( const cme_laun
         *mb_x = x;
     if( mb_y )
         *mb_y = y;
-    return cme_get_window( x, y, a.i_mb_width, a.i_mb_height, a.i_range, a.i_mv_range,
+    return cme_get_window( x, y, a.i_mb_width, a.i_mb_height, a.i_range, a.i_mv_range, a.i_mv_range_thread,
                            a.centre ? a.centre[2*mb] : 0, a.centre ? a.centre[2*mb+1] : 0 );
 }
 

@@ -9,10 +9,11 @@
  * the vabsdiff4 peak measured on the same GPU.  Timing with CUDA events:
  * 3 warm-up runs, then the median of up to 25 runs.
  *
- *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT]
+ *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD]
  *     -q: fewer sizes and runs; -s/-r: one size/range; -v: one variant of
- *     the mainline kernel only (no paper kernels).  The default variant of
- *     each range is marked '*'; "with xfers" is timed for it.
+ *     the mainline kernel only (no paper kernels); -t: x264's frame-thread
+ *     MV limit (default 0: none).  The default variant of each range is
+ *     marked '*'; "with xfers" is timed for it.
  *
  * Frame content does not change the work (no data-dependent branches), so
  * the frames are random.
@@ -46,13 +47,13 @@ static stat_t stat_of( float *v, int n )
     return s;
 }
 
-static double window_absdiffs( int mb_w, int mb_h, int range, int mv_range )
+static double window_absdiffs( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread )
 {
     double n = 0;
     for( int y = 0; y < mb_h; y++ )
         for( int x = 0; x < mb_w; x++ )
         {
-            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, range, mv_range, 0, 0 );
+            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, range, mv_range, mv_range_thread, 0, 0 );
             n += (double)(w.x_max - w.x_min + 1) * (w.y_max - w.y_min + 1) * 256;
         }
     return n;
@@ -61,7 +62,7 @@ static double window_absdiffs( int mb_w, int mb_h, int range, int mv_range )
 int main( int argc, char **argv )
 {
     const char *csv_path = NULL, *only_size = NULL;
-    int quick = 0, only_range = 0, only_variant = -1;
+    int quick = 0, only_range = 0, only_variant = -1, mv_range_thread = 0;
     for( int i = 1; i < argc; i++ )
     {
         if( !strcmp( argv[i], "-o" ) && i + 1 < argc )
@@ -74,15 +75,23 @@ int main( int argc, char **argv )
             only_range = atoi( argv[++i] );
         else if( !strcmp( argv[i], "-v" ) && i + 1 < argc )
             only_variant = atoi( argv[++i] );
+        else if( !strcmp( argv[i], "-t" ) && i + 1 < argc )
+            mv_range_thread = atoi( argv[++i] );
         else
         {
-            fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p] [-r range] [-v variant]\n", argv[0] );
+            fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p] [-r range] [-v variant] "
+                     "[-t mv_range_thread]\n", argv[0] );
             return 2;
         }
     }
     if( only_variant >= 0 && cme_cuda_variant_info( only_variant, NULL, NULL ) < 0 )
     {
         fprintf( stderr, "bench_me: no kernel variant %d\n", only_variant );
+        return 2;
+    }
+    if( mv_range_thread < 0 || (mv_range_thread > 0 && mv_range_thread < 8) )
+    {
+        fprintf( stderr, "bench_me: mv_range_thread must be 0 or >= 8\n" );
         return 2;
     }
     int ndev = 0;
@@ -97,8 +106,9 @@ int main( int argc, char **argv )
     cudaDriverGetVersion( &drv );
     cudaRuntimeGetVersion( &rt );
     const char *commit = getenv( "CUDA_ME_COMMIT" );
-    printf( "# bench_me: %s, sm_%d%d, %d SMs, driver %d.%d, runtime %d.%d, commit %s\n", prop.name, prop.major, prop.minor,
-            prop.multiProcessorCount, drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10, commit ? commit : "unknown" );
+    printf( "# bench_me: %s, sm_%d%d, %d SMs, driver %d.%d, runtime %d.%d, commit %s, mv_range_thread %d\n", prop.name,
+            prop.major, prop.minor, prop.multiProcessorCount, drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10,
+            commit ? commit : "unknown", mv_range_thread );
 
     cudaStream_t st;
     CHECK( cudaStreamCreate( &st ) );
@@ -132,8 +142,9 @@ int main( int argc, char **argv )
     }
     if( csv )
     {
-        fprintf( csv, "# %s sm_%d%d driver %d.%d runtime %d.%d commit %s peak_tabs %.3f\n", prop.name, prop.major, prop.minor,
-                 drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10, commit ? commit : "unknown", peak * 1e-12 );
+        fprintf( csv, "# %s sm_%d%d driver %d.%d runtime %d.%d commit %s peak_tabs %.3f mv_range_thread %d\n", prop.name,
+                 prop.major, prop.minor, drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10, commit ? commit : "unknown",
+                 peak * 1e-12, mv_range_thread );
         fprintf( csv, "size,width,height,range,parts,variant,kernel,ms_median,ms_min,absdiffs,tabs_per_s,pct_of_peak\n" );
     }
 
@@ -175,7 +186,7 @@ int main( int argc, char **argv )
             uint16_t *d_cost;
             CHECK( cudaMalloc( (void**)&d_cost, sizeof(mv_cost) ) );
             CHECK( cudaMemcpy( d_cost, mv_cost, sizeof(mv_cost), cudaMemcpyHostToDevice ) );
-            const double absdiffs = window_absdiffs( mb_w, mb_h, range, mv_range );
+            const double absdiffs = window_absdiffs( mb_w, mb_h, range, mv_range, mv_range_thread );
 
             int nvar = 0;
             while( cme_cuda_variant_info( nvar, NULL, NULL ) >= 0 )
@@ -188,8 +199,8 @@ int main( int argc, char **argv )
                 cme_cuda_variant_info( vi, &vk, &vminb );
                 if( only_variant >= 0 && (paper || vi != only_variant) )
                     continue;
-                size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, parts )
-                                       : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, parts );
+                size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts )
+                                       : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts );
                 if( paper && scratch > ((size_t)8 << 30) )
                 {
                     printf( "%-6s %5d %-10s (skipped: needs %.1f GiB of scratch)\n", sizes[si].name, range, "paper", scratch / 1073741824. );
@@ -198,7 +209,8 @@ int main( int argc, char **argv )
                 uint64_t *d_scratch;
                 CHECK( cudaMalloc( (void**)&d_scratch, scratch ) );
                 cme_launch_t l = { .cur = pc, .ref = pr, .i_pitch = pitch, .i_mb_width = mb_w, .i_mb_height = mb_h,
-                                   .i_range = range, .i_mv_range = mv_range, .i_parts = parts, .mv_cost = d_cost,
+                                   .i_range = range, .i_mv_range = mv_range, .i_mv_range_thread = mv_range_thread,
+                                   .i_parts = parts, .mv_cost = d_cost,
                                    .centre = NULL, .blk_keys = d_scratch, .out = d_out, .i_variant = paper ? -1 : vi };
                 const int nk = paper ? 3 : 2;
                 static const char *knames[2][3] = { { "1+2 search", "3 reduce" }, { "1 sad", "2 merge", "3 reduce" } };

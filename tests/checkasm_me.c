@@ -45,40 +45,54 @@ typedef struct
     const char *clip;
     int range, mv_range, cost;
     int spread;           /* random window centres within +-spread, -1: none */
+    int thread;           /* x264's frame-thread MV limit, 0: none */
 } gcase_t;
 
 static const gcase_t gcases[] =
 {
-    {   16,   16, PAT_RANDOM,  NULL,   4, 512, 1, -1 },
-    {   16,   16, PAT_RANDOM,  NULL, 128, 512, 1, -1 },
-    {   48,   32, PAT_MAXDIFF, NULL,  16, 512, 1, -1 },
-    {   64,   48, PAT_FLAT,    NULL,  16, 512, 0, -1 },
-    {   64,   48, PAT_FLAT,    NULL,  16, 512, 1, -1 },
-    {   64,   48, PAT_GRADIENT,NULL,  33, 512, 1, -1 },
-    {   80,   64, PAT_RANDOM,  NULL,  24,  32, 1, -1 },
-    {   48,   32, PAT_SHIFTED, NULL,   9, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL,   4, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL,   5, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL,   7, 512, 0, -1 },
-    {  176,  144, PAT_SHIFTED, NULL,  16, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL,  17, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL,  31, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL,  32, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL,  64, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL, 100, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL, 128, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL, 128,  64, 1, -1 },
-    {  352,  288, -1, "foreman_cif.y4m",  16, 512, 1, -1 },
-    {  352,  288, -1, "foreman_cif.y4m",  32, 512, 1, -1 },
-    {  352,  288, -1, "foreman_cif.y4m",  64, 512, 1, -1 },
-    { 1920, 1088, -1, "street_1080p.y4m", 32, 512, 1, -1 },
+    {   16,   16, PAT_RANDOM,  NULL,   4, 512, 1, -1,  0 },
+    {   16,   16, PAT_RANDOM,  NULL, 128, 512, 1, -1,  0 },
+    {   48,   32, PAT_MAXDIFF, NULL,  16, 512, 1, -1,  0 },
+    {   64,   48, PAT_FLAT,    NULL,  16, 512, 0, -1,  0 },
+    {   64,   48, PAT_FLAT,    NULL,  16, 512, 1, -1,  0 },
+    {   64,   48, PAT_GRADIENT,NULL,  33, 512, 1, -1,  0 },
+    {   80,   64, PAT_RANDOM,  NULL,  24,  32, 1, -1,  0 },
+    {   48,   32, PAT_SHIFTED, NULL,   9, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,   4, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,   5, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,   7, 512, 0, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,  16, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,  17, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,  31, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,  32, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,  64, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL, 100, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL, 128, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL, 128,  64, 1, -1,  0 },
+    {  352,  288, -1, "foreman_cif.y4m",  16, 512, 1, -1,  0 },
+    {  352,  288, -1, "foreman_cif.y4m",  32, 512, 1, -1,  0 },
+    {  352,  288, -1, "foreman_cif.y4m",  64, 512, 1, -1,  0 },
+    { 1920, 1088, -1, "street_1080p.y4m", 32, 512, 1, -1,  0 },
     /* window centres inside, at and beyond the limits */
-    {   64,   48, PAT_SHIFTED, NULL,   8, 512, 1, 200 },
-    {  176,  144, PAT_SHIFTED, NULL,  16, 512, 1, 40 },
-    {  176,  144, PAT_SHIFTED, NULL,  33,  64, 1, 100 },
-    {  176,  144, PAT_FLAT,    NULL,  32, 512, 1, 60 },
-    {  352,  288, -1, "foreman_cif.y4m",  24, 512, 1, 30 },
-    { 1920, 1088, -1, "street_1080p.y4m", 16, 512, 1, 60 },
+    {   64,   48, PAT_SHIFTED, NULL,   8, 512, 1, 200,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,  16, 512, 1, 40,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,  33,  64, 1, 100,  0 },
+    {  176,  144, PAT_FLAT,    NULL,  32, 512, 1, 60,  0 },
+    {  352,  288, -1, "foreman_cif.y4m",  24, 512, 1, 30,  0 },
+    { 1920, 1088, -1, "street_1080p.y4m", 16, 512, 1, 60,  0 },
+    /* x264's frame-thread limit on vectors pointing down, with and without
+     * centres, at and beyond the range */
+    {   64,   48, PAT_RANDOM,  NULL,   8, 512, 1, -1,  8 },
+    {  176,  144, PAT_SHIFTED, NULL,  16, 512, 1, -1,  8 },
+    {  176,  144, PAT_SHIFTED, NULL,  16, 512, 1, 40, 24 },
+    {  176,  144, PAT_SHIFTED, NULL,  32,  64, 1, -1, 40 },
+    {  176,  144, PAT_SHIFTED, NULL,  64, 512, 1, 100, 24 },
+    {  176,  144, PAT_FLAT,    NULL,  32, 512, 1, 60, 40 },
+    {  176,  144, PAT_SHIFTED, NULL, 128, 512, 1, -1, 64 },
+    {  176,  144, PAT_SHIFTED, NULL, 128, 512, 1, 200, 8 },
+    {  352,  288, -1, "foreman_cif.y4m",  24, 512, 1, 30, 24 },
+    {  352,  288, -1, "foreman_cif.y4m", 128, 512, 0, -1,  8 },
+    { 1920, 1088, -1, "street_1080p.y4m", 32, 512, 1, 60, 40 },
 };
 
 static int load_case( const gcase_t *c, int idx, tframe_t *cur, tframe_t *ref )
@@ -114,7 +128,7 @@ static int load_case( const gcase_t *c, int idx, tframe_t *cur, tframe_t *ref )
 
 /* One search through the kernel launchers, outputs behind a canary. */
 static void run_kernels( int paper, int variant, const tframe_t *cur, const tframe_t *ref, int range, int mv_range,
-                         const uint16_t *mv_cost, const int16_t *centre, int parts, cuda_me_result_t *out )
+                         int mv_range_thread, const uint16_t *mv_cost, const int16_t *centre, int parts, cuda_me_result_t *out )
 {
     const int mb_w = cur->w / 16, mb_h = cur->h / 16;
     const size_t n = (size_t)mb_w * mb_h * parts * sizeof(cuda_me_result_t);
@@ -124,8 +138,8 @@ static void run_kernels( int paper, int variant, const tframe_t *cur, const tfra
     uint16_t *d_cost = NULL;
     int16_t *d_centre = NULL;
     uint64_t *d_scratch;
-    size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, parts )
-                           : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, parts );
+    size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts )
+                           : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts );
     ck_assert( scratch > 0 );
     CU( cudaMalloc( (void**)&d_cur, plane ) );
     CU( cudaMalloc( (void**)&d_ref, plane ) );
@@ -155,6 +169,7 @@ static void run_kernels( int paper, int variant, const tframe_t *cur, const tfra
     l.i_mb_height = mb_h;
     l.i_range = range;
     l.i_mv_range = mv_range;
+    l.i_mv_range_thread = mv_range_thread;
     l.i_parts = parts;
     l.mv_cost = d_cost;
     l.centre = d_centre;
@@ -181,8 +196,8 @@ START_TEST( test_kernels )
 {
     const gcase_t *c = &gcases[_i];
     char name[128];
-    snprintf( name, sizeof(name), "kernels case %d (%dx%d %s range %d mv_range %d)", _i, c->w, c->h,
-              c->clip ? c->clip : "synthetic", c->range, c->mv_range );
+    snprintf( name, sizeof(name), "kernels case %d (%dx%d %s range %d mv_range %d mv_range_thread %d%s)", _i, c->w, c->h,
+              c->clip ? c->clip : "synthetic", c->range, c->mv_range, c->thread, c->spread >= 0 ? ", centres" : "" );
     if( !have_gpu( name ) )
         return;
     /* under compute-sanitizer: only the small cases (racecheck: the smallest) */
@@ -207,7 +222,8 @@ START_TEST( test_kernels )
         const int np = parts[pi];
         size_t n = (size_t)mb_w * mb_h * np;
         cuda_me_result_t *want = malloc( n * sizeof(*want) ), *got = malloc( n * sizeof(*got) );
-        cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, mvc, centre, np, want );
+        cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, c->thread,
+                      mvc, centre, np, want );
         /* the default variant of the mainline kernel, every variant, then
          * the paper's kernels */
         for( int v = -1; ; v++ )
@@ -226,7 +242,7 @@ START_TEST( test_kernels )
             if( !paper )
                 snprintf( what + strlen( what ), sizeof(what) - strlen( what ), " %d (K=%d, %d blocks)",
                           v < 0 ? cme_cuda_variant_default( c->range ) : v, k, minb );
-            run_kernels( paper, paper ? -1 : v, &cur, &ref, c->range, c->mv_range, mvc, centre, np, got );
+            run_kernels( paper, paper ? -1 : v, &cur, &ref, c->range, c->mv_range, c->thread, mvc, centre, np, got );
             ck_assert_msg( !results_compare( what, want, got, mb_w, mb_h, np, test_seed() ), "%s differs from C", what );
             if( paper )
                 break;
@@ -243,10 +259,16 @@ END_TEST
 #endif /* HAVE_CUDA */
 
 /* The whole library path (put, submit, get, done, release) with many frames
- * in flight and several references per frame: CUDA and C give the same. */
+ * in flight and several references per frame: CUDA and C give the same,
+ * without and with x264's frame-thread MV limit. */
+static const int backend_threads[] = { 0, 24 };
+
 START_TEST( test_backend_equal )
 {
-    if( !have_gpu( "backend CUDA == C" ) )
+    const int thread = backend_threads[_i];
+    char name[64];
+    snprintf( name, sizeof(name), "backend CUDA == C (mv_range_thread %d)", thread );
+    if( !have_gpu( name ) )
         return;
     char path[512];
     snprintf( path, sizeof(path), "%s/foreman_cif.y4m", test_data_dir() );
@@ -269,6 +291,7 @@ START_TEST( test_backend_equal )
     p.i_height = f[0].h;
     p.i_range = range;
     p.i_mv_range = 512;
+    p.i_mv_range_thread = thread;
     p.i_parts = CUDA_ME_NPART;
     p.mv_cost = cost;
     cuda_me_t *h[2];
@@ -295,16 +318,16 @@ START_TEST( test_backend_equal )
             {
                 const cuda_me_result_t *a = F.get( h[0], i, i - r ), *b = F.get( h[1], i, i - r );
                 ck_assert( a && b );
-                char what[64];
-                snprintf( what, sizeof(what), "backends, frame %d ref %d", i, i - r );
+                char what[96];
+                snprintf( what, sizeof(what), "backends, mv_range_thread %d, frame %d ref %d", thread, i, i - r );
                 ck_assert_msg( !results_compare( what, b, a, p.i_width / 16, p.i_height / 16, p.i_parts, 0 ), "%s", what );
                 (void)n;
                 jobs++;
             }
     cuda_me_stats_t s;
     F.stats( h[0], &s );
-    printf( "backend CUDA == C: %d jobs on %s, search %.3f ms/job, upload %.3f ms/frame, download %.3f ms/job\n",
-            jobs, s.device, s.f_search_ms / jobs, s.f_upload_ms / nf, s.f_download_ms / jobs );
+    printf( "%s: %d jobs on %s, search %.3f ms/job, upload %.3f ms/frame, download %.3f ms/job\n",
+            name, jobs, s.device, s.f_search_ms / jobs, s.f_upload_ms / nf, s.f_download_ms / jobs );
     ck_assert( s.f_search_ms > 0 );
     for( int i = 0; i < nf; i++ )
         for( int k = 0; k < 2; k++ )
@@ -319,6 +342,119 @@ START_TEST( test_backend_equal )
     free( centre );
     for( int i = 0; i < nf; i++ )
         tframe_free( &f[i] );
+}
+END_TEST
+
+/* Log messages of one library handle, for tests that check what it said. */
+typedef struct
+{
+    char buf[4096];
+    size_t len;
+} log_capture_t;
+
+static void log_capture( void *opaque, int i_level, const char *fmt, va_list ap )
+{
+    log_capture_t *c = opaque;
+    (void)i_level;
+    if( c->len < sizeof(c->buf) - 1 )
+    {
+        int n = vsnprintf( c->buf + c->len, sizeof(c->buf) - c->len, fmt, ap );
+        if( n > 0 )
+            c->len = c->len + n < sizeof(c->buf) - 1 ? c->len + n : sizeof(c->buf) - 1;
+    }
+}
+
+/* x264's frame-thread MV limit through the API, with the C backend (runs
+ * without a GPU too): open() takes 0 and x264's values (>= 8) and refuses
+ * the others, saying why; the results are cme_search_c()'s with the limit,
+ * no vector points further down than it allows, and the limit bites. */
+START_TEST( test_mv_range_thread_api )
+{
+    cuda_me_function_t F;
+    ck_assert_int_eq( cuda_me_init( CUDA_ME_API_VERSION, &F ), 0 );
+    log_capture_t log = { { 0 }, 0 };
+    cuda_me_param_t p = { 0 };
+    p.i_width = 96;
+    p.i_height = 80;
+    p.i_range = 24;
+    p.i_mv_range = 512;
+    p.i_parts = CUDA_ME_NPART;
+    p.i_backend = CUDA_ME_BACKEND_C;
+    p.pf_log = log_capture;
+    p.p_log_opaque = &log;
+    static const int bad[] = { -1, -64, 1, 7 };
+    for( unsigned i = 0; i < sizeof(bad)/sizeof(*bad); i++ )
+    {
+        int err = 0;
+        log.len = 0;
+        log.buf[0] = 0;
+        p.i_mv_range_thread = bad[i];
+        ck_assert_msg( !F.open( &p, &err ), "mv_range_thread %d accepted", bad[i] );
+        ck_assert_int_eq( err, CUDA_ME_EINVAL );
+        ck_assert_msg( strstr( log.buf, "mv_range_thread" ), "mv_range_thread %d: no reason given (log: '%s')", bad[i], log.buf );
+    }
+
+    const int mb_w = p.i_width / 16, mb_h = p.i_height / 16;
+    const size_t n = (size_t)mb_w * mb_h * p.i_parts;
+    uint32_t rng = test_seed() + 4242;
+    tframe_t ref, cur;
+    tframe_alloc( &ref, p.i_width, p.i_height );
+    tframe_alloc( &cur, p.i_width, p.i_height );
+    tframe_fill( &ref, PAT_RANDOM, &rng, NULL, 0, 0 );
+    /* the content moved up by 20: the best match lies 20 rows down */
+    tframe_fill( &cur, PAT_SHIFTED, &rng, &ref, 0, 20 );
+    uint16_t cost[MV_COST_SIZE];
+    test_mv_cost( cost, p.i_range );
+    int16_t *centre = test_centres( mb_w * mb_h, 30, &rng );
+    const cuda_me_job_t job = { centre, cost };
+    cuda_me_result_t *want = malloc( n * sizeof(*want) );
+    ck_assert_ptr_nonnull( want );
+    static const int ok[] = { 0, 8, 24, 40, 64 };
+    for( unsigned i = 0; i < sizeof(ok)/sizeof(*ok); i++ )
+    {
+        const int t = ok[i];
+        int err = -1;
+        p.i_mv_range_thread = t;
+        cuda_me_t *h = F.open( &p, &err );
+        ck_assert_msg( h != NULL, "mv_range_thread %d refused (log: '%s')", t, log.buf );
+        ck_assert_int_eq( err, 0 );
+        ck_assert_int_eq( F.put_frame( h, 0, ref.p, ref.stride ), 0 );
+        ck_assert_int_eq( F.put_frame( h, 1, cur.p, cur.stride ), 0 );
+        ck_assert_int_eq( F.submit( h, 1, 0, NULL ), 0 );
+        ck_assert_int_eq( F.submit( h, 0, 1, &job ), 0 );
+        for( int k = 0; k < 2; k++ )
+        {
+            const cuda_me_result_t *got = F.get( h, 1 - k, k );
+            ck_assert_msg( got != NULL, "mv_range_thread %d: no results (error %d)", t, F.error( h ) );
+            if( k )   /* frame 0 in frame 1, the job's centres and costs */
+                cme_search_c( ref.p, ref.stride, cur.p, cur.stride, mb_w, mb_h, p.i_range, p.i_mv_range, t,
+                              cost, centre, p.i_parts, want );
+            else
+                cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, p.i_range, p.i_mv_range, t,
+                              NULL, NULL, p.i_parts, want );
+            char what[96];
+            snprintf( what, sizeof(what), "C backend, mv_range_thread %d, %s", t, k ? "centres" : "no centres" );
+            ck_assert_msg( !results_compare( what, want, got, mb_w, mb_h, p.i_parts, test_seed() ), "%s", what );
+            int deepest = -1000;
+            for( size_t r = 0; r < n; r++ )
+                deepest = cme_imax( deepest, got[r].mv[1] );
+            if( t )
+                ck_assert_msg( deepest <= t - 6, "%s: mv y %d beyond the limit %d", what, deepest, t - 6 );
+            if( !k )   /* without centres most blocks find the motion, 20 rows down, unless the limit forbids it */
+                ck_assert_msg( t && t - 6 < 20 ? deepest <= t - 6 : deepest >= 20, "%s: deepest mv y %d", what, deepest );
+        }
+        ck_assert_int_eq( F.error( h ), 0 );
+        for( int k = 0; k < 2; k++ )
+        {
+            F.release_frame( h, k );
+            F.done( h, k );
+        }
+        F.close( h );
+    }
+    free( want );
+    free( centre );
+    tframe_free( &ref );
+    tframe_free( &cur );
 }
 END_TEST
 
@@ -405,7 +541,8 @@ Suite *checkasm_suite( void )
 #if HAVE_CUDA
     tcase_add_loop_test( tc, test_kernels, 0, sizeof(gcases)/sizeof(*gcases) );
 #endif
-    tcase_add_test( tc, test_backend_equal );
+    tcase_add_loop_test( tc, test_backend_equal, 0, sizeof(backend_threads)/sizeof(*backend_threads) );
+    tcase_add_test( tc, test_mv_range_thread_api );
     tcase_add_test( tc, test_cuda_device_choice );
     tcase_add_loop_test( tc, test_cuda_faults, 0, sizeof(gpu_faults)/sizeof(*gpu_faults) );
     suite_add_tcase( s, tc );

@@ -109,13 +109,14 @@ paper_merge_kernel( const cme_launch_t a, const paper_geom_t g, const uint16_t *
         bk[q] = s_key[q][0];
 }
 
-static paper_geom_t paper_geom( int mb_w, int mb_h, int range, int mv_range )
+static paper_geom_t paper_geom( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread )
 {
     paper_geom_t g = { 0, 0, 0 };
     for( int x = 0; x < mb_w; x++ )
         for( int y = 0; y < mb_h; y++ )
         {
-            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, range, mv_range, 0, 0 );   /* same size for any centre */
+            /* same size for any centre */
+            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, range, mv_range, mv_range_thread, 0, 0 );
             int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
             g.max_pos = cme_imax( g.max_pos, wx * wy );
             size_t smem = (size_t)((PT - 1) / wx + 2 + 16) * (wx + 15);
@@ -130,15 +131,16 @@ static size_t keys_bytes( const paper_geom_t *g, int mb_count, int np )
     return ((size_t)mb_count * g->nb * np * sizeof(uint64_t) + 255) & ~(size_t)255;
 }
 
-extern "C" size_t cme_cuda_paper_scratch_size( int mb_w, int mb_h, int range, int mv_range, int np )
+extern "C" size_t cme_cuda_paper_scratch_size( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread,
+                                               int np )
 {
-    paper_geom_t g = paper_geom( mb_w, mb_h, range, mv_range );
+    paper_geom_t g = paper_geom( mb_w, mb_h, range, mv_range, mv_range_thread );
     return keys_bytes( &g, mb_w * mb_h, np ) + (size_t)mb_w * mb_h * g.max_pos * 16 * sizeof(uint16_t);
 }
 
 extern "C" cudaError_t cme_cuda_search_paper( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks )
 {
-    paper_geom_t g = paper_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range );
+    paper_geom_t g = paper_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread );
     const int mb_count = l->i_mb_width * l->i_mb_height;
     uint16_t *sads = (uint16_t*)((uint8_t*)l->blk_keys + keys_bytes( &g, mb_count, l->i_parts ));
     const dim3 grid( mb_count, g.nb );
