@@ -176,7 +176,8 @@ static void *worker( void *arg )
         if( !c )
             break;
         pthread_mutex_unlock( &g->qlock );
-        int ret = h->i_error ? h->i_error : c->b_search ? launch( h, c->obj ) : upload( h, c->obj );
+        const int error = cme_error_get( h );
+        int ret = error ? error : c->b_search ? launch( h, c->obj ) : upload( h, c->obj );
         if( ret < 0 )
             cme_set_error( h, ret );
         pthread_mutex_lock( &g->qlock );
@@ -575,7 +576,10 @@ static int job_wait( cuda_me_t *h, cme_job_t *j )
     int launched = cj->i_launched;
     pthread_mutex_unlock( &g->qlock );
     if( launched < 0 )
-        return h->i_error ? h->i_error : CUDA_ME_EDEVICE;
+    {
+        const int error = cme_error_get( h );
+        return error ? error : CUDA_ME_EDEVICE;
+    }
     if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaEventSynchronize( cj->copied ) )) < 0 )
         return ret;
