@@ -20,6 +20,7 @@
 #include "test_util.h"
 
 #if HAVE_CUDA
+#include <dlfcn.h>
 #include <cuda_runtime_api.h>
 #include "kernels.h"
 #endif
@@ -458,6 +459,75 @@ START_TEST( test_mv_range_thread_api )
 }
 END_TEST
 
+/* Opening the CUDA backend either works (a usable GPU: the stats say CUDA
+ * ran) or fails with CUDA_ME_ENODEV and says why in words a user can act
+ * on: no driver (as on machines without a GPU), no device, a GPU too old
+ * for the build.  Runs everywhere, asserts in every case. */
+START_TEST( test_cuda_open_or_why )
+{
+    cuda_me_function_t F;
+    ck_assert_int_eq( cuda_me_init( CUDA_ME_API_VERSION, &F ), 0 );
+    log_capture_t log = { { 0 }, 0 };
+    cuda_me_param_t p = { 0 };
+    p.i_width = 64;
+    p.i_height = 48;
+    p.i_range = 16;
+    p.i_mv_range = 512;
+    p.i_parts = CUDA_ME_NPART;
+    p.i_backend = CUDA_ME_BACKEND_CUDA;
+    p.pf_log = log_capture;
+    p.p_log_opaque = &log;
+    int err = 1;
+    cuda_me_t *h = F.open( &p, &err );
+#if HAVE_CUDA
+    void *libcuda = dlopen( "libcuda.so.1", RTLD_LAZY | RTLD_LOCAL );
+    int major = -1;
+    if( libcuda )
+    {
+        dlclose( libcuda );
+        struct cudaDeviceProp prop;
+        if( cme_cuda_device_count() > 0 && cudaGetDeviceProperties( &prop, 0 ) == cudaSuccess )
+            major = prop.major;
+        cudaGetLastError();
+    }
+    if( !libcuda )
+    {
+        printf( "--- CUDA open without a driver: '%.*s'\n", (int)strcspn( log.buf, "\n" ), log.buf );
+        ck_assert_msg( h == NULL, "CUDA backend opened without libcuda.so.1" );
+        ck_assert_int_eq( err, CUDA_ME_ENODEV );
+        ck_assert_msg( strstr( log.buf, "no NVIDIA driver found" ) && strstr( log.buf, "--gpu-me-backend c" ),
+                       "unhelpful message without a driver: '%s'", log.buf );
+    }
+    else if( major < 0 )
+    {
+        ck_assert_msg( h == NULL, "CUDA backend opened without a device" );
+        ck_assert_int_eq( err, CUDA_ME_ENODEV );
+        ck_assert_msg( strstr( log.buf, "NVIDIA driver supports CUDA" ), "unhelpful message without a device: '%s'", log.buf );
+    }
+    else if( major < 8 )
+    {
+        ck_assert_msg( h == NULL, "CUDA backend opened on compute capability %d", major );
+        ck_assert_int_eq( err, CUDA_ME_ENODEV );
+        ck_assert_msg( strstr( log.buf, "compute capability" ), "unhelpful message for an old GPU: '%s'", log.buf );
+    }
+    else
+    {
+        ck_assert_msg( h != NULL, "CUDA backend did not open: '%s'", log.buf );
+        ck_assert_int_eq( err, 0 );
+        cuda_me_stats_t s;
+        F.stats( h, &s );
+        ck_assert_int_eq( s.i_backend, CUDA_ME_BACKEND_CUDA );
+        ck_assert_msg( strstr( s.device, "sm_" ), "device name '%s'", s.device );
+    }
+#else
+    ck_assert_msg( h == NULL, "CUDA backend opened in a build without it" );
+    ck_assert_int_eq( err, CUDA_ME_ENOTBUILT );
+    ck_assert_msg( strstr( log.buf, "no CUDA backend" ), "unhelpful message: '%s'", log.buf );
+#endif
+    F.close( h );
+}
+END_TEST
+
 START_TEST( test_cuda_device_choice )
 {
     if( !have_gpu( "device choice" ) )
@@ -543,6 +613,7 @@ Suite *checkasm_suite( void )
 #endif
     tcase_add_loop_test( tc, test_backend_equal, 0, sizeof(backend_threads)/sizeof(*backend_threads) );
     tcase_add_test( tc, test_mv_range_thread_api );
+    tcase_add_test( tc, test_cuda_open_or_why );
     tcase_add_test( tc, test_cuda_device_choice );
     tcase_add_loop_test( tc, test_cuda_faults, 0, sizeof(gpu_faults)/sizeof(*gpu_faults) );
     suite_add_tcase( s, tc );
