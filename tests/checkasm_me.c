@@ -39,6 +39,15 @@ static int have_gpu( const char *test )
     return 0;
 }
 
+/* got equals want; a missing (NULL) result is a failure, not a crash. */
+static void check_results( const char *what, const cuda_me_result_t *want, const cuda_me_result_t *got,
+                           int mb_w, int mb_h, int parts )
+{
+    ck_assert_msg( want != NULL, "%s: no reference results", what );
+    ck_assert_msg( got != NULL, "%s: no results", what );
+    ck_assert_msg( !results_compare( what, want, got, mb_w, mb_h, parts, test_seed() ), "%s differs from the reference", what );
+}
+
 typedef struct
 {
     int w, h;
@@ -123,29 +132,55 @@ static int load_case( const gcase_t *c, int idx, tframe_t *cur, tframe_t *ref )
 
 #if HAVE_CUDA
 
-#define GUARD 4096
+#define GUARD 4096   /* canary bytes before and after every device output */
 
 #define CU( x ) do { cudaError_t e_ = (x); ck_assert_msg( e_ == cudaSuccess, "%s: %s", #x, cudaGetErrorString( e_ ) ); } while( 0 )
 
-/* One search through the kernel launchers, outputs behind a canary. */
-static void run_kernels( int paper, int variant, const tframe_t *cur, const tframe_t *ref, int range, int mv_range,
-                         int mv_range_thread, const uint16_t *mv_cost, const int16_t *centre, int parts, cuda_me_result_t *out )
+/* A device output of n bytes between two GUARD byte canaries, all canary
+ * before the call. */
+static uint8_t *guarded_alloc( size_t n )
+{
+    uint8_t *d;
+    CU( cudaMalloc( (void**)&d, n + 2*GUARD ) );
+    CU( cudaMemset( d, CANARY_BYTE, n + 2*GUARD ) );
+    return d;
+}
+
+/* Its n bytes, copied back (malloc'ed), after checking both canaries. */
+static uint8_t *guarded_fetch( const char *what, const char *buf, const uint8_t *d, size_t n )
+{
+    uint8_t *h = malloc( n + 2*GUARD );
+    ck_assert_ptr_nonnull( h );
+    CU( cudaMemcpy( h, d, n + 2*GUARD, cudaMemcpyDeviceToHost ) );
+    ck_assert_msg( canary_intact( h, GUARD ), "%s: stray write before the %s", what, buf );
+    ck_assert_msg( canary_intact( h + GUARD + n, GUARD ), "%s: stray write past the %s", what, buf );
+    return h;
+}
+
+#define CANARY_KEY (0x0101010101010101ull * CANARY_BYTE)
+
+/* One search through the kernel launchers, every output between canaries;
+ * after the call: nothing written outside them, every result written, and
+ * (mainline kernels) the scratch keys written as whole blocks of
+ * [macroblock][partition], with no gap. */
+static void run_kernels( const char *what, int paper, int variant, const tframe_t *cur, const tframe_t *ref,
+                         int range, int mv_range, int mv_range_thread, const uint16_t *mv_cost, const int16_t *centre,
+                         int parts, cuda_me_result_t *out )
 {
     const int mb_w = cur->w / 16, mb_h = cur->h / 16;
-    const size_t n = (size_t)mb_w * mb_h * parts * sizeof(cuda_me_result_t);
+    const size_t count = (size_t)mb_w * mb_h * parts, n = count * sizeof(cuda_me_result_t);
     const int pitch = (cur->w + 2*CME_PAD + 127) & ~127;
     const size_t plane = (size_t)pitch * (cur->h + 2*CME_PAD);
-    uint8_t *d_cur, *d_ref, *d_out;
+    uint8_t *d_cur, *d_ref;
     uint16_t *d_cost = NULL;
     int16_t *d_centre = NULL;
-    uint64_t *d_scratch;
     size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts )
                            : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts );
-    ck_assert( scratch > 0 );
+    ck_assert_msg( scratch > 0 && scratch % sizeof(uint64_t) == 0, "%s: scratch size %zu", what, scratch );
     CU( cudaMalloc( (void**)&d_cur, plane ) );
     CU( cudaMalloc( (void**)&d_ref, plane ) );
-    CU( cudaMalloc( (void**)&d_out, n + GUARD ) );
-    CU( cudaMalloc( (void**)&d_scratch, scratch ) );
+    uint8_t *d_out = guarded_alloc( n );
+    uint8_t *d_scratch = guarded_alloc( scratch );
     /* planes with their borders, as the library's pad kernel makes them */
     CU( cudaMemcpy2D( d_cur, pitch, cur->buf, cur->stride, cur->w + 2*CME_PAD, cur->h + 2*CME_PAD, cudaMemcpyHostToDevice ) );
     CU( cudaMemcpy2D( d_ref, pitch, ref->buf, ref->stride, ref->w + 2*CME_PAD, ref->h + 2*CME_PAD, cudaMemcpyHostToDevice ) );
@@ -159,8 +194,6 @@ static void run_kernels( int paper, int variant, const tframe_t *cur, const tfra
         CU( cudaMalloc( (void**)&d_centre, (size_t)mb_w * mb_h * 4 ) );
         CU( cudaMemcpy( d_centre, centre, (size_t)mb_w * mb_h * 4, cudaMemcpyHostToDevice ) );
     }
-    CU( cudaMemset( d_out, CANARY_BYTE, n + GUARD ) );
-    CU( cudaMemset( d_scratch, CANARY_BYTE, scratch ) );
 
     cme_launch_t l;
     l.cur = d_cur + CME_PAD * pitch + CME_PAD;
@@ -174,17 +207,38 @@ static void run_kernels( int paper, int variant, const tframe_t *cur, const tfra
     l.i_parts = parts;
     l.mv_cost = d_cost;
     l.centre = d_centre;
-    l.blk_keys = d_scratch;
-    l.out = (cuda_me_result_t*)d_out;
+    l.blk_keys = (uint64_t*)(d_scratch + GUARD);
+    l.out = (cuda_me_result_t*)(d_out + GUARD);
     l.i_variant = variant;
     CU( paper ? cme_cuda_search_paper( &l, 0, NULL ) : cme_cuda_search( &l, 0 ) );
     CU( cudaDeviceSynchronize() );
 
-    uint8_t *h_out = malloc( n + GUARD );
-    CU( cudaMemcpy( h_out, d_out, n + GUARD, cudaMemcpyDeviceToHost ) );
-    ck_assert_msg( canary_intact( h_out + n, GUARD ), "stray write past the results" );
-    memcpy( out, h_out, n );
+    uint8_t *h_out = guarded_fetch( what, "results", d_out, n );
+    for( size_t i = 0; i < count; i++ )
+        ck_assert_msg( !canary_intact( h_out + GUARD + i * sizeof(cuda_me_result_t), sizeof(cuda_me_result_t) ),
+                       "%s: result of macroblock %zu partition %zu never written", what, i / parts, i % parts );
+    memcpy( out, h_out + GUARD, n );
     free( h_out );
+
+    uint8_t *h_scratch = guarded_fetch( what, "scratch", d_scratch, scratch );
+    const size_t nkeys = scratch / sizeof(uint64_t), per = (size_t)mb_w * mb_h * parts;
+    size_t used = 0;
+    for( uint64_t key; used < nkeys; used++ )
+    {
+        memcpy( &key, h_scratch + GUARD + used * sizeof(uint64_t), sizeof(key) );
+        if( key == CANARY_KEY )
+            break;
+    }
+    /* the paper kernels keep their SADs after the keys: only the keys of
+     * the first block of every macroblock can be told apart */
+    ck_assert_msg( used >= per, "%s: scratch: only %zu of at least %zu keys written", what, used, per );
+    if( !paper )
+    {
+        ck_assert_msg( used % per == 0, "%s: scratch: %zu keys written, not whole blocks of %zu", what, used, per );
+        ck_assert_msg( canary_intact( h_scratch + GUARD + used * sizeof(uint64_t), scratch - used * sizeof(uint64_t) ),
+                       "%s: scratch: keys written after key %zu, which was not", what, used );
+    }
+    free( h_scratch );
     cudaFree( d_cur );
     cudaFree( d_ref );
     cudaFree( d_out );
@@ -223,6 +277,7 @@ START_TEST( test_kernels )
         const int np = parts[pi];
         size_t n = (size_t)mb_w * mb_h * np;
         cuda_me_result_t *want = malloc( n * sizeof(*want) ), *got = malloc( n * sizeof(*got) );
+        ck_assert( want && got );
         cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, c->thread,
                       mvc, centre, np, want );
         /* the default variant of the mainline kernel, every variant, then
@@ -243,8 +298,8 @@ START_TEST( test_kernels )
             if( !paper )
                 snprintf( what + strlen( what ), sizeof(what) - strlen( what ), " %d (K=%d, %d blocks)",
                           v < 0 ? cme_cuda_variant_default( c->range ) : v, k, minb );
-            run_kernels( paper, paper ? -1 : v, &cur, &ref, c->range, c->mv_range, c->thread, mvc, centre, np, got );
-            ck_assert_msg( !results_compare( what, want, got, mb_w, mb_h, np, test_seed() ), "%s differs from C", what );
+            run_kernels( what, paper, paper ? -1 : v, &cur, &ref, c->range, c->mv_range, c->thread, mvc, centre, np, got );
+            check_results( what, want, got, mb_w, mb_h, np );
             if( paper )
                 break;
         }
@@ -300,8 +355,7 @@ START_TEST( test_backend_equal )
     h[0] = F.open( &p, NULL );
     p.i_backend = CUDA_ME_BACKEND_C;
     h[1] = F.open( &p, NULL );
-    ck_assert( h[0] && h[1] );
-    const size_t n = (size_t)(p.i_width / 16) * (p.i_height / 16) * p.i_parts;
+    ck_assert_msg( h[0] && h[1], "%s: open failed (CUDA %p, C %p)", name, (void*)h[0], (void*)h[1] );
     /* put everything first, then search each frame against up to 4 earlier
      * and 1 later frame: 16 frames and ~60 jobs in flight at once */
     for( int k = 0; k < 2; k++ )
@@ -318,11 +372,10 @@ START_TEST( test_backend_equal )
             if( r && i - r >= 0 && i - r < nf )
             {
                 const cuda_me_result_t *a = F.get( h[0], i, i - r ), *b = F.get( h[1], i, i - r );
-                ck_assert( a && b );
-                char what[96];
-                snprintf( what, sizeof(what), "backends, mv_range_thread %d, frame %d ref %d", thread, i, i - r );
-                ck_assert_msg( !results_compare( what, b, a, p.i_width / 16, p.i_height / 16, p.i_parts, 0 ), "%s", what );
-                (void)n;
+                char what[128];
+                snprintf( what, sizeof(what), "backends, mv_range_thread %d, frame %d ref %d (CUDA error %d, C error %d)",
+                          thread, i, i - r, F.error( h[0] ), F.error( h[1] ) );
+                check_results( what, b, a, p.i_width / 16, p.i_height / 16, p.i_parts );
                 jobs++;
             }
     cuda_me_stats_t s;
@@ -435,7 +488,7 @@ START_TEST( test_mv_range_thread_api )
                               NULL, NULL, p.i_parts, want );
             char what[96];
             snprintf( what, sizeof(what), "C backend, mv_range_thread %d, %s", t, k ? "centres" : "no centres" );
-            ck_assert_msg( !results_compare( what, want, got, mb_w, mb_h, p.i_parts, test_seed() ), "%s", what );
+            check_results( what, want, got, mb_w, mb_h, p.i_parts );
             int deepest = -1000;
             for( size_t r = 0; r < n; r++ )
                 deepest = cme_imax( deepest, got[r].mv[1] );
