@@ -40,11 +40,6 @@ $(B)/lib/libcuda_me.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(B)/lib/libcuda_me_dev.a: $(DEV_OBJ)
-	@mkdir -p $(dir $@)
-	rm -f $@
-	ar rcs $@ $^ $(if $(DEV_OBJ),,/dev/null)
-
 $(B)/include/cuda_me.h: cuda_me/cuda_me.h
 	@mkdir -p $(dir $@)
 	cp $< $@

@@ -14,9 +14,9 @@
  *   get:    waits until the worker has launched the job, then for its event
  *           (the first caller; others wait on the library's condition
  *           variable).
- *   done:      recycles the job; frames are recycled once released, done and
- *              no longer named by a job, so nothing is freed while the GPU
- *              may still read it.
+ *   done:   recycles the job; frames are recycled once released, done and
+ *           no longer named by a job, so nothing is freed while the GPU may
+ *           still read it.
  * Device and pinned buffers come from free lists that only grow until the
  * number of frames in flight is reached: no allocation per frame after that.
  * Every CUDA call goes through CME_CUDA(), which logs the call and the error

@@ -136,7 +136,8 @@ int cme_fault( cuda_me_t *h, int kind );
 double cme_time_ms( void );
 
 /* The C reference search of one frame pair.  cur and ref point at pixel (0,0)
- * of planes with at least 18 (CME_PAD) replicated pixels on every side. */
+ * of planes with at least 18 replicated pixels on every side (CME_PAD are
+ * stored).  i_mv_range_thread: x264's frame-thread limit, 0: none (spec.h). */
 void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
                    const uint8_t *ref, intptr_t i_ref_stride,
                    int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_mv_range_thread,

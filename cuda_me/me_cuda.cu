@@ -1,6 +1,11 @@
 /*****************************************************************************
  * me_cuda.cu: the full-search kernels
  *****************************************************************************
+ * The paper: 章剑 (Zhang Jian), 仰枫帆 (Yang Fengfan),
+ *   "一种基于异构系统的H.264/AVC运动估计算法" (an H.264/AVC motion
+ *   estimation algorithm on a heterogeneous system), 电子科技 (Electronic
+ *   Science and Technology), 2012.
+ *
  * The method of the paper, three steps per frame pair:
  *   1. for each macroblock and each search position, the 16 SADs of its 4x4
  *      blocks, with the macroblock and the search window it needs loaded into
@@ -86,8 +91,11 @@ static __host__ __device__ __forceinline__ int run_count( int wx, int wy, int K 
     return wx * ((wy + K - 1) / K);
 }
 
-/* Words per shared row of the window: columns j = 0 .. off + wx - 1 + 12,
- * off <= 3, rounded up to whole uint4. */
+/* Words per shared row of the window.  The thread of window column c reads
+ * s_win[row][c + off + 4*i], i = 0..3, c < wx, off <= 3: words j = 0 ..
+ * wx + 14, so wx + 15 of them, rounded up to whole uint4 (the loads store
+ * one uint4 each, from two aligned words of the frame: they read up to 7
+ * pixels right of the last one a block needs, see CME_PAD). */
 static __host__ __device__ __forceinline__ int row_words( int wx )
 {
     return (wx + 18) & ~3;
@@ -486,7 +494,7 @@ extern "C" cudaError_t cme_cuda_prepare( void )
             cudaFuncAttributes attr;
             cudaError_t e = cudaFuncGetAttributes( &attr, variants[v].fn[f] );
             if( e == cudaSuccess )
-                /* the largest window (range 128) needs about 34 KiB */
+                /* the largest block (range 128) needs about 60 KiB */
                 e = cudaFuncSetAttribute( variants[v].fn[f], cudaFuncAttributeMaxDynamicSharedMemorySize, 96 << 10 );
             if( e != cudaSuccess )
                 return e;

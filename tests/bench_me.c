@@ -25,7 +25,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "internal.h"
+#include "spec.h"
 #include "kernels.h"
 #include "test_util.h"
 

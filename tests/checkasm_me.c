@@ -1,11 +1,12 @@
 /*****************************************************************************
  * checkasm_me.c: the CUDA kernels and backend against the C reference
  *****************************************************************************
- * In the manner of x264's tools/checkasm.c: the same inputs through the C
- * reference and the GPU, compared exactly (cost and MV of every partition,
- * macroblock and reference), outputs pre-filled with a canary that must
- * survive outside the results.  Both the mainline kernel and the paper's
- * unfused kernels (dev/) are checked.
+ * In the manner of x264's tools/checkasm.c and dav1d's: the same inputs
+ * through the C reference and the GPU, compared exactly (cost and MV of
+ * every partition, macroblock and reference); every device output sits
+ * between canaries that must survive, and must itself be fully written.
+ * Every variant of the mainline kernel and the paper's unfused kernels
+ * (dev/) are checked, without and with x264's frame-thread MV limit.
  *
  * Without a CUDA device every test here says SKIP loudly and passes, unless
  * CUDA_ME_REQUIRE_GPU=1, which turns the skip into a failure.

@@ -1,6 +1,11 @@
 /*****************************************************************************
  * me_cuda_paper.cu: the paper's three kernels, unfused (dev version)
  *****************************************************************************
+ * The paper: 章剑 (Zhang Jian), 仰枫帆 (Yang Fengfan),
+ *   "一种基于异构系统的H.264/AVC运动估计算法" (an H.264/AVC motion
+ *   estimation algorithm on a heterogeneous system), 电子科技 (Electronic
+ *   Science and Technology), 2012.
+ *
  * Kept apart from the mainline kernel (../me_cuda.cu) as the reference point
  * of its fusions: the benchmark times both, the tests check both against the
  * C reference.  Not linked into libcuda_me.a.
