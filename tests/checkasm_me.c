@@ -49,6 +49,10 @@ static void check_results( const char *what, const cuda_me_result_t *want, const
     ck_assert_msg( !results_compare( what, want, got, mb_w, mb_h, parts, test_seed() ), "%s differs from the reference", what );
 }
 
+#if HAVE_CUDA
+
+/* ---------------------------------------------------------------- kernels */
+
 typedef struct
 {
     int w, h;
@@ -130,8 +134,6 @@ static int load_case( const gcase_t *c, int idx, tframe_t *cur, tframe_t *ref )
         tframe_fill( cur, pat, &rng, NULL, 0, 0 );
     return 0;
 }
-
-#if HAVE_CUDA
 
 #define GUARD 4096   /* canary bytes before and after every device output */
 
