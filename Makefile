@@ -9,6 +9,7 @@ LIB_C  = cuda_me/api.c cuda_me/me_c.c cuda_me/cuda.c
 LIB_CU = cuda_me/me_cuda.cu
 DEV_CU = cuda_me/dev/me_cuda_paper.cu
 HDR    = cuda_me/cuda_me.h cuda_me/spec.h cuda_me/internal.h cuda_me/kernels.h
+CU_HDR = cuda_me/reduce.cuh cuda_me/window.cuh
 
 LIB_OBJ = $(LIB_C:cuda_me/%.c=$(OBJ)/%.o)
 ifeq ($(HAVE_CUDA),yes)
@@ -30,7 +31,7 @@ $(OBJ)/%.o: cuda_me/%.c $(HDR) config.mak
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(OBJ)/%.o: cuda_me/%.cu $(HDR) config.mak
+$(OBJ)/%.o: cuda_me/%.cu $(HDR) $(CU_HDR) config.mak
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -Icuda_me -c $< -o $@
 
@@ -38,11 +39,6 @@ $(B)/lib/libcuda_me.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^
-
-$(B)/lib/libcuda_me_dev.a: $(DEV_OBJ)
-	@mkdir -p $(dir $@)
-	rm -f $@
-	ar rcs $@ $^ $(if $(DEV_OBJ),,/dev/null)
 
 $(B)/include/cuda_me.h: cuda_me/cuda_me.h
 	@mkdir -p $(dir $@)

@@ -34,8 +34,7 @@ void cme_log( cuda_me_t *h, int i_level, const char *fmt, ... )
 int cme_set_error( cuda_me_t *h, int err )
 {
     pthread_mutex_lock( &h->lock );
-    if( !h->i_error )
-        h->i_error = err;
+    cme_error_put( h, err );
     pthread_cond_broadcast( &h->cv );
     pthread_mutex_unlock( &h->lock );
     return err;
@@ -178,6 +177,12 @@ static cuda_me_t *cme_open( const cuda_me_param_t *param, int *err )
         cme_log( h, CUDA_ME_LOG_ERROR, "mv_range %d below x264's minimum of 32\n", param->i_mv_range );
         goto fail;
     }
+    if( param->i_mv_range_thread < 0 || (param->i_mv_range_thread > 0 && param->i_mv_range_thread < 8) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "mv_range_thread %d not supported (0: no limit, or x264's value, >= 8)\n",
+                 param->i_mv_range_thread );
+        goto fail;
+    }
     if( param->i_parts != CUDA_ME_NPART && param->i_parts != CUDA_ME_NPART_8x8 )
     {
         cme_log( h, CUDA_ME_LOG_ERROR, "i_parts must be %d or %d\n", CUDA_ME_NPART_8x8, CUDA_ME_NPART );
@@ -235,8 +240,9 @@ fail:
 
 static int cme_put_frame( cuda_me_t *h, int i_frame, const uint8_t *luma, intptr_t i_stride )
 {
-    if( h->i_error )
-        return h->i_error;
+    const int error = cme_error_get( h );
+    if( error )
+        return error;
     pthread_mutex_lock( &h->lock );
     if( frame_find( h, i_frame ) )
     {
@@ -285,8 +291,9 @@ static int cme_put_frame( cuda_me_t *h, int i_frame, const uint8_t *luma, intptr
 
 static int cme_submit( cuda_me_t *h, int i_cur, int i_ref, const cuda_me_job_t *jp )
 {
-    if( h->i_error )
-        return h->i_error;
+    const int error = cme_error_get( h );
+    if( error )
+        return error;
     pthread_mutex_lock( &h->lock );
     cme_frame_t *cur = frame_find( h, i_cur );
     cme_frame_t *ref = frame_find( h, i_ref );
@@ -372,7 +379,7 @@ static const cuda_me_result_t *cme_get( cuda_me_t *h, int i_cur, int i_ref )
 {
     pthread_mutex_lock( &h->lock );
     cme_job_t *j = job_find( h, i_cur, i_ref );
-    if( !j || h->i_error )
+    if( !j || cme_error_get( h ) )
     {
         pthread_mutex_unlock( &h->lock );
         return NULL;
@@ -388,8 +395,8 @@ static const cuda_me_result_t *cme_get( cuda_me_t *h, int i_cur, int i_ref )
         j->i_state = ret < 0 ? CME_JOB_FAILED : CME_JOB_DONE;
         h->stats.f_wait_ms += t1 - t0;
         h->stats.i_get_waits++;
-        if( ret < 0 && !h->i_error )
-            h->i_error = ret;
+        if( ret < 0 )
+            cme_error_put( h, ret );
         pthread_cond_broadcast( &h->cv );
     }
     else if( j->i_state == CME_JOB_RUNNING )
@@ -401,7 +408,7 @@ static const cuda_me_result_t *cme_get( cuda_me_t *h, int i_cur, int i_ref )
         h->stats.i_get_waits++;
     }
     const cuda_me_result_t *res = NULL;
-    if( j->i_state == CME_JOB_DONE && !h->i_error )
+    if( j->i_state == CME_JOB_DONE && !cme_error_get( h ) )
     {
         res = j->res;
         if( !j->b_got )
@@ -477,7 +484,7 @@ static void cme_done( cuda_me_t *h, int i_cur )
 
 static int cme_error( cuda_me_t *h )
 {
-    return h->i_error;
+    return cme_error_get( h );
 }
 
 static void cme_stats( cuda_me_t *h, cuda_me_stats_t *s )

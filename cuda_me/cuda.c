@@ -14,9 +14,9 @@
  *   get:    waits until the worker has launched the job, then for its event
  *           (the first caller; others wait on the library's condition
  *           variable).
- *   done:      recycles the job; frames are recycled once released, done and
- *              no longer named by a job, so nothing is freed while the GPU
- *              may still read it.
+ *   done:   recycles the job; frames are recycled once released, done and
+ *           no longer named by a job, so nothing is freed while the GPU may
+ *           still read it.
  * Device and pinned buffers come from free lists that only grow until the
  * number of frames in flight is reached: no allocation per frame after that.
  * Every CUDA call goes through CME_CUDA(), which logs the call and the error
@@ -31,9 +31,19 @@
 
 #if HAVE_CUDA
 
+#include <dlfcn.h>
 #include <cuda_runtime_api.h>
 
 #include "kernels.h"
+
+/* The GPU architectures this build has kernels for (configure passes the
+ * real list). */
+#ifndef CUDA_ME_ARCHS
+#define CUDA_ME_ARCHS "sm_90"
+#endif
+/* The oldest compute capability the kernels can be built for
+ * (__reduce_min_sync). */
+#define CME_MIN_MAJOR 8
 
 #define CME_STREAMS 2
 #define CME_STAGES  3
@@ -176,7 +186,8 @@ static void *worker( void *arg )
         if( !c )
             break;
         pthread_mutex_unlock( &g->qlock );
-        int ret = h->i_error ? h->i_error : c->b_search ? launch( h, c->obj ) : upload( h, c->obj );
+        const int error = cme_error_get( h );
+        int ret = error ? error : c->b_search ? launch( h, c->obj ) : upload( h, c->obj );
         if( ret < 0 )
             cme_set_error( h, ret );
         pthread_mutex_lock( &g->qlock );
@@ -197,25 +208,78 @@ static void *worker( void *arg )
 
 static void cu_uninit( cuda_me_t *h );
 
+/* "X.Y" of a CUDA version number (1000*major + 10*minor). */
+#define CME_VER( v ) (v) / 1000, (v) % 1000 / 10
+
+/* Whether CUDA can be used here: a driver, recent enough, and devices.  If
+ * not, says why in words a user can act on and returns CUDA_ME_ENODEV.
+ * *n gets the number of devices. */
+static int cu_probe( cuda_me_t *h, int *n )
+{
+    *n = 0;
+    if( cme_fault( h, CME_FAULT_DEVICE ) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "no CUDA device found (injected fault)\n" );
+        return CUDA_ME_ENODEV;
+    }
+    /* The runtime loads the driver library itself, but only reports "driver
+     * version insufficient" when it is missing: look first. */
+    void *libcuda = dlopen( "libcuda.so.1", RTLD_LAZY | RTLD_LOCAL );
+    if( !libcuda )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "no NVIDIA driver found (libcuda.so.1 cannot be loaded); "
+                 "install the NVIDIA driver, or use --gpu-me-backend c\n" );
+        return CUDA_ME_ENODEV;
+    }
+    dlclose( libcuda );
+    int driver = 0;
+    cudaDriverGetVersion( &driver );
+    cudaError_t e = cudaGetDeviceCount( n );
+    cudaGetLastError();
+    /* An older driver of the same major version may run the build (CUDA's
+     * minor version compatibility): it is only refused when CUDA says so. */
+    if( e == cudaErrorInsufficientDriver || (e != cudaSuccess && driver < CUDART_VERSION) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "the NVIDIA driver supports CUDA %d.%d, this build needs CUDA %d.%d or newer: "
+                 "update the driver\n", CME_VER( driver ), CME_VER( CUDART_VERSION ) );
+        return CUDA_ME_ENODEV;
+    }
+    if( e == cudaErrorNoDevice || (e == cudaSuccess && *n <= 0) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "no CUDA device found (NVIDIA driver supports CUDA %d.%d)\n", CME_VER( driver ) );
+        return CUDA_ME_ENODEV;
+    }
+    if( e != cudaSuccess )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "CUDA cannot be initialised: %s: %s (NVIDIA driver supports CUDA %d.%d)\n",
+                 cudaGetErrorName( e ), cudaGetErrorString( e ), CME_VER( driver ) );
+        return CUDA_ME_ENODEV;
+    }
+    if( driver < CUDART_VERSION )
+        cme_log( h, CUDA_ME_LOG_DEBUG, "the NVIDIA driver supports CUDA %d.%d, this build was made with CUDA %d.%d\n",
+                 CME_VER( driver ), CME_VER( CUDART_VERSION ) );
+    if( h->param.i_device < 0 || h->param.i_device >= *n )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "CUDA device %d does not exist (%d device%s: 0..%d)\n",
+                 h->param.i_device, *n, *n > 1 ? "s" : "", *n - 1 );
+        return CUDA_ME_ENODEV;
+    }
+    return 0;
+}
+
+/* The device cannot run this build's kernels. */
+static int cu_unsupported( cuda_me_t *h, const struct cudaDeviceProp *prop )
+{
+    cme_log( h, CUDA_ME_LOG_ERROR, "GPU %s has compute capability %d.%d; this build has kernels for %s "
+             "(needs %d.0 or newer)\n", prop->name, prop->major, prop->minor, CUDA_ME_ARCHS, CME_MIN_MAJOR );
+    return CUDA_ME_ENODEV;
+}
+
 static int cu_init( cuda_me_t *h )
 {
     int ret, n = 0;
-    cudaError_t e = cudaGetDeviceCount( &n );
-    if( cme_fault( h, CME_FAULT_DEVICE ) )
-        e = cudaErrorNoDevice;
-    if( e != cudaSuccess || n <= 0 )
-    {
-        cme_log( h, CUDA_ME_LOG_ERROR, "no usable CUDA device: %s\n",
-                 e != cudaSuccess ? cudaGetErrorString( e ) : "no device found" );
-        cudaGetLastError();
-        return CUDA_ME_ENODEV;
-    }
-    if( h->param.i_device < 0 || h->param.i_device >= n )
-    {
-        cme_log( h, CUDA_ME_LOG_ERROR, "CUDA device %d does not exist (%d device%s)\n",
-                 h->param.i_device, n, n > 1 ? "s" : "" );
-        return CUDA_ME_ENODEV;
-    }
+    if( (ret = cu_probe( h, &n )) < 0 )
+        return ret;
     cme_cuda_t *g = calloc( 1, sizeof(*g) );
     if( !g )
         return CUDA_ME_ENOMEM;
@@ -232,13 +296,31 @@ static int cu_init( cuda_me_t *h )
     cudaDriverGetVersion( &driver );
     cudaRuntimeGetVersion( &runtime );
     snprintf( h->stats.device, sizeof(h->stats.device), "%.64s (sm_%d%d, device %d, driver %d.%d, runtime %d.%d)",
-              prop.name, prop.major, prop.minor, g->i_device,
-              driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10 );
-    e = cme_cuda_prepare();
+              prop.name, prop.major, prop.minor, g->i_device, CME_VER( driver ), CME_VER( runtime ) );
+    if( prop.major < CME_MIN_MAJOR )
+    {
+        ret = cu_unsupported( h, &prop );
+        goto fail;
+    }
+    cudaError_t e = cme_cuda_prepare();
+    cudaGetLastError();
+    if( e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction )
+    {
+        ret = cu_unsupported( h, &prop );
+        goto fail;
+    }
+    if( e == cudaErrorUnsupportedPtxVersion )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "the NVIDIA driver supports CUDA %d.%d, too old to compile this build's kernels "
+                 "(CUDA %d.%d) for GPU %s (compute capability %d.%d): update the driver\n",
+                 CME_VER( driver ), CME_VER( CUDART_VERSION ), prop.name, prop.major, prop.minor );
+        ret = CUDA_ME_ENODEV;
+        goto fail;
+    }
     if( e != cudaSuccess )
     {
-        cme_log( h, CUDA_ME_LOG_ERROR, "%s cannot run the kernels: %s\n", prop.name, cudaGetErrorString( e ) );
-        cudaGetLastError();
+        cme_log( h, CUDA_ME_LOG_ERROR, "GPU %s cannot run the kernels: %s: %s\n", prop.name,
+                 cudaGetErrorName( e ), cudaGetErrorString( e ) );
         ret = CUDA_ME_ENODEV;
         goto fail;
     }
@@ -247,7 +329,7 @@ static int cu_init( cuda_me_t *h )
     g->i_pitch = (w + 2*CME_PAD + 127) & ~127;
     g->frame_bytes = (size_t)g->i_pitch * (hgt + 2*CME_PAD);
     g->scratch_bytes = cme_cuda_scratch_size( h->i_mb_width, h->i_mb_height, h->param.i_range,
-                                              h->param.i_mv_range, h->i_parts );
+                                              h->param.i_mv_range, h->param.i_mv_range_thread, h->i_parts );
     g->out_bytes = (size_t)h->i_mb_count * h->i_parts * sizeof(cuda_me_result_t);
     g->centre_bytes = (size_t)h->i_mb_count * 2 * sizeof(int16_t);
     g->cost_bytes = (4*h->param.i_range + 1) * sizeof(uint16_t);
@@ -533,11 +615,13 @@ static int launch( cuda_me_t *h, cme_job_t *j )
     l.i_mb_height = h->i_mb_height;
     l.i_range = h->param.i_range;
     l.i_mv_range = h->param.i_mv_range;
+    l.i_mv_range_thread = h->param.i_mv_range_thread;
     l.i_parts = h->i_parts;
     l.mv_cost = j->b_cost ? g->d_cost[i] : g->d_mv_cost;
     l.centre = j->b_centre ? g->d_centre[i] : NULL;
     l.blk_keys = g->d_scratch[i];
     l.out = g->d_out[i];
+    l.i_variant = -1;
 
     if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaStreamWaitEvent( st, ((cme_cuda_frame_t*)j->cur->gpu)->uploaded, 0 ) )) < 0 ||
@@ -573,7 +657,10 @@ static int job_wait( cuda_me_t *h, cme_job_t *j )
     int launched = cj->i_launched;
     pthread_mutex_unlock( &g->qlock );
     if( launched < 0 )
-        return h->i_error ? h->i_error : CUDA_ME_EDEVICE;
+    {
+        const int error = cme_error_get( h );
+        return error ? error : CUDA_ME_EDEVICE;
+    }
     if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaEventSynchronize( cj->copied ) )) < 0 )
         return ret;

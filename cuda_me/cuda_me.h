@@ -9,7 +9,7 @@
  * cost.  The search is defined exactly (see spec.h and README.md):
  *
  *   window   centre +- range (centre: (0,0) or given per macroblock), moved
- *            inside x264's static MV limits
+ *            inside x264's static MV limits and its frame-thread limit
  *   pixels   outside the frame are the nearest edge pixel (x264's padding)
  *   cost     integer SAD of the partition + the cost of (dx,dy) - centre
  *   ties     the first position in raster order (smallest dy, then dx) wins
@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-#define CUDA_ME_API_VERSION 2
+#define CUDA_ME_API_VERSION 3
 
 /* Partitions of one macroblock, in the order results are stored.
  * 4x4 blocks are numbered as x264 does: idx = 4*i8x8 + i4x4, where both
@@ -95,6 +95,11 @@ typedef struct cuda_me_param_t
     int i_height;       /* luma height in pixels, multiple of 16 */
     int i_range;        /* search range R: window (0,0) +- R, full-pel, 4..128 */
     int i_mv_range;     /* x264's param.analyse.i_mv_range, >= 32: static MV limits */
+    /* x264's param.analyse.i_mv_range_thread after validation when it runs
+     * more than one frame thread (>= 8: no vector points more than that
+     * many pixels below its macroblock), else 0: no limit.  1..7 and
+     * negative values are rejected. */
+    int i_mv_range_thread;
     int i_parts;        /* CUDA_ME_NPART_8x8 or CUDA_ME_NPART results per macroblock */
     /* Cost of a full-pel vector component at distance d from the window
      * centre, d in [-2*i_range, 2*i_range]: mv_cost[2*i_range + d] (copied at

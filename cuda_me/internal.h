@@ -97,8 +97,8 @@ struct cuda_me_t
     pthread_cond_t  cv;
     cme_frame_t *frames, *free_frames;
     cme_job_t   *jobs, *free_jobs;
-    int i_error;             /* sticky */
-    int b_error_logged;
+    int i_error;             /* sticky; written under lock, read anywhere: only
+                              * through cme_error_get() / cme_error_put() */
 
     int64_t fault_at[CME_FAULT_KINDS];   /* 1-based index of the op to fail, 0 = never */
     int64_t fault_count[CME_FAULT_KINDS];
@@ -112,7 +112,21 @@ void cme_log( cuda_me_t *h, int i_level, const char *fmt, ... )
 #endif
     ;
 
-/* Records the first error, logs it once; returns err. */
+/* The sticky error, read without the lock (acquire: what the failing thread
+ * did before recording it is visible). */
+static inline int cme_error_get( cuda_me_t *h )
+{
+    return __atomic_load_n( &h->i_error, __ATOMIC_ACQUIRE );
+}
+
+/* Records err if no error was recorded before.  Lock held. */
+static inline void cme_error_put( cuda_me_t *h, int err )
+{
+    if( !__atomic_load_n( &h->i_error, __ATOMIC_RELAXED ) )
+        __atomic_store_n( &h->i_error, err, __ATOMIC_RELEASE );
+}
+
+/* Records the first error (takes the lock); returns err. */
 int cme_set_error( cuda_me_t *h, int err );
 
 /* Fault injection (environment CUDA_ME_FAULT="alloc:N,launch:N,copy:N,device:N"):
@@ -122,10 +136,11 @@ int cme_fault( cuda_me_t *h, int kind );
 double cme_time_ms( void );
 
 /* The C reference search of one frame pair.  cur and ref point at pixel (0,0)
- * of planes with at least 18 (CME_PAD) replicated pixels on every side. */
+ * of planes with at least 18 replicated pixels on every side (CME_PAD are
+ * stored).  i_mv_range_thread: x264's frame-thread limit, 0: none (spec.h). */
 void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
                    const uint8_t *ref, intptr_t i_ref_stride,
-                   int i_mb_width, int i_mb_height, int i_range, int i_mv_range,
+                   int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_mv_range_thread,
                    const uint16_t *mv_cost, const int16_t *centre, int i_parts, cuda_me_result_t *out );
 
 /* Copies a w x h plane into dst (pixel (0,0), stride) and replicates its

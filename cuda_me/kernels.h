@@ -23,25 +23,32 @@ typedef struct cme_launch_t
     int i_pitch;
     int i_mb_width, i_mb_height;
     int i_range, i_mv_range;
+    int i_mv_range_thread;          /* x264's frame-thread limit, 0: none (spec.h) */
     int i_parts;                    /* 9 or 41 */
     const uint16_t *mv_cost;        /* device, 4*range+1 entries, or NULL */
     const int16_t *centre;          /* device, [mb][2] window centres, or NULL: (0,0) */
     uint64_t *blk_keys;             /* device scratch, cme_cuda_scratch_size() bytes */
     cuda_me_result_t *out;          /* device, mb_count * i_parts */
+    int i_variant;                  /* mainline kernel variant, -1: the default for i_range
+                                     * (cme_cuda_variant_default); the paper kernels ignore it */
 } cme_launch_t;
 
 /* Scratch bytes one launch with these dimensions needs. */
-size_t cme_cuda_scratch_size( int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_parts );
+size_t cme_cuda_scratch_size( int i_mb_width, int i_mb_height, int i_range, int i_mv_range,
+                              int i_mv_range_thread, int i_parts );
 
 /* Kernels 1+2 (fused) and 3.  Returns the launch error, if any.  marks
  * (may be NULL): marks[0] is recorded between the two kernels (benchmark). */
 cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stream );
 cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks );
 
-/* Tests and benchmark: selects kernel variant v (v < 0: keep the current
- * one) and returns its index, or -1 past the last; *k and *minb get its
+/* Kernel variants of the mainline search (all give the same results):
+ * the one used for a range when cme_launch_t.i_variant is -1; and, for the
+ * tests and the benchmark, whether variant v exists: returns v, or -1 if it
+ * does not (v < 0 or past the last); *k and *minb (if not NULL) get its
  * positions per run and register budget. */
-int cme_cuda_variant( int v, int *k, int *minb );
+int cme_cuda_variant_default( int i_range );
+int cme_cuda_variant_info( int v, int *k, int *minb );
 
 /* Replicates the edges of a w x h plane CME_PAD pixels outwards. */
 cudaError_t cme_cuda_pad( uint8_t *plane, int i_pitch, int w, int h, cudaStream_t stream );
@@ -53,7 +60,8 @@ cudaError_t cme_cuda_prepare( void );
 /* The paper's three unfused kernels (dev/me_cuda_paper.cu), for the
  * benchmark and the tests only; needs cme_cuda_paper_scratch_size() bytes
  * of scratch in l->blk_keys. */
-size_t cme_cuda_paper_scratch_size( int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_parts );
+size_t cme_cuda_paper_scratch_size( int i_mb_width, int i_mb_height, int i_range, int i_mv_range,
+                                    int i_mv_range_thread, int i_parts );
 cudaError_t cme_cuda_search_paper( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks );
 
 /* Benchmark only: a register-only loop of vabsdiff4 over n_blocks x 256

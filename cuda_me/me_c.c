@@ -41,7 +41,7 @@ static inline uint32_t sad_4x4( const uint8_t *a, intptr_t sa, const uint8_t *b,
 
 void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
                    const uint8_t *ref, intptr_t i_ref_stride,
-                   int i_mb_width, int i_mb_height, int i_range, int i_mv_range,
+                   int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_mv_range_thread,
                    const uint16_t *mv_cost, const int16_t *centre, int i_parts, cuda_me_result_t *out )
 {
     for( int mb_y = 0; mb_y < i_mb_height; mb_y++ )
@@ -49,7 +49,7 @@ void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
         {
             const int16_t *c = centre ? centre + 2 * (mb_y * i_mb_width + mb_x) : NULL;
             cme_window_t w = cme_get_window( mb_x, mb_y, i_mb_width, i_mb_height, i_range, i_mv_range,
-                                             c ? c[0] : 0, c ? c[1] : 0 );
+                                             i_mv_range_thread, c ? c[0] : 0, c ? c[1] : 0 );
             const uint8_t *mb = cur + 16*mb_y * i_cur_stride + 16*mb_x;
             uint32_t best[CME_MAX_PARTS];
             int16_t  best_mv[CME_MAX_PARTS][2];
@@ -176,7 +176,7 @@ static int c_job_finish( cuda_me_t *h, cme_job_t *j )
     }
     double t0 = cme_time_ms();
     cme_search_c( j->cur->plane, j->cur->i_stride, j->ref->plane, j->ref->i_stride,
-                  h->i_mb_width, h->i_mb_height, h->param.i_range, h->param.i_mv_range,
+                  h->i_mb_width, h->i_mb_height, h->param.i_range, h->param.i_mv_range, h->param.i_mv_range_thread,
                   j->b_cost ? j->mv_cost : h->mv_cost, j->b_centre ? j->centre : NULL, h->i_parts, j->res );
     double t1 = cme_time_ms();
     pthread_mutex_lock( &h->lock );

@@ -1,6 +1,11 @@
 /*****************************************************************************
  * me_cuda.cu: the full-search kernels
  *****************************************************************************
+ * The paper: 章剑 (Zhang Jian), 仰枫帆 (Yang Fengfan),
+ *   "一种基于异构系统的H.264/AVC运动估计算法" (an H.264/AVC motion
+ *   estimation algorithm on a heterogeneous system), 电子科技 (Electronic
+ *   Science and Technology), 2012.
+ *
  * The method of the paper, three steps per frame pair:
  *   1. for each macroblock and each search position, the 16 SADs of its 4x4
  *      blocks, with the macroblock and the search window it needs loaded into
@@ -44,11 +49,12 @@
  *****************************************************************************/
 
 #include <stdint.h>
-#include <stdlib.h>
+#include <string.h>
 
 #include "spec.h"
 #include "kernels.h"
 #include "reduce.cuh"
+#include "window.cuh"
 
 #define MAX_THREADS 128
 #define MAX_WARPS   (MAX_THREADS / 32)
@@ -85,8 +91,11 @@ static __host__ __device__ __forceinline__ int run_count( int wx, int wy, int K 
     return wx * ((wy + K - 1) / K);
 }
 
-/* Words per shared row of the window: columns j = 0 .. off + wx - 1 + 12,
- * off <= 3, rounded up to whole uint4. */
+/* Words per shared row of the window.  The thread of window column c reads
+ * s_win[row][c + off + 4*i], i = 0..3, c < wx, off <= 3: words j = 0 ..
+ * wx + 14, so wx + 15 of them, rounded up to whole uint4 (the loads store
+ * one uint4 each, from two aligned words of the frame: they read up to 7
+ * pixels right of the last one a block needs, see CME_PAD). */
 static __host__ __device__ __forceinline__ int row_words( int wx )
 {
     return (wx + 18) & ~3;
@@ -217,9 +226,8 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
 
     const int t = threadIdx.x, nt = blockDim.x;
     const int mb = blockIdx.x;
-    const int mb_x = mb % a.i_mb_width, mb_y = mb / a.i_mb_width;
-    const cme_window_t w = cme_get_window( mb_x, mb_y, a.i_mb_width, a.i_mb_height, a.i_range, a.i_mv_range,
-                                           a.centre ? a.centre[2*mb] : 0, a.centre ? a.centre[2*mb+1] : 0 );
+    int mb_x, mb_y;
+    const cme_window_t w = cme_launch_window( a, mb, &mb_x, &mb_y );
     const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
     const int runs = run_count( wx, wy, K );
     const int u0 = blockIdx.y * nt * geo.runs_per_thread;
@@ -307,7 +315,7 @@ __global__ void pad_kernel( uint8_t *plane, const int pitch, const int w, const 
 
 /* Kernel variants: positions per run K and the register budget (blocks of
  * MAX_THREADS per SM).  All give the same results; the benchmark times
- * each (CUDA_ME_KERNEL_VARIANT or cme_cuda_variant() force one). */
+ * each, the tests check each (cme_launch_t.i_variant picks one). */
 typedef struct variant_t
 {
     int k, minb;
@@ -325,33 +333,17 @@ static const variant_t variants[] =
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
-static int forced_variant = -1;
-
 /* The default: the fastest variant measured on an H200 for the range
  * (results/kernel_bench.txt): K=4 up to +-16, K=6 beyond. */
-static int variant_index_for( int range )
+extern "C" int cme_cuda_variant_default( int range )
 {
-    if( forced_variant >= 0 )
-        return forced_variant;
-    const char *env = getenv( "CUDA_ME_KERNEL_VARIANT" );
-    int i = env ? atoi( env ) : -1;
-    if( i >= 0 && i < NVARIANTS )
-        return i;
     return range <= 16 ? 3 : 2;
 }
 
-static int variant_index( void )
+extern "C" int cme_cuda_variant_info( int v, int *k, int *minb )
 {
-    return variant_index_for( 32 );
-}
-
-extern "C" int cme_cuda_variant( int v, int *k, int *minb )
-{
-    if( v >= NVARIANTS )
+    if( v < 0 || v >= NVARIANTS )
         return -1;
-    if( v >= 0 )
-        forced_variant = v;
-    v = variant_index();
     if( k )
         *k = variants[v].k;
     if( minb )
@@ -364,38 +356,54 @@ static int window_rows( int wx, int wy, int runs_per_block, int K )
     return cme_imin( wy, ((runs_per_block + wx - 2) / wx + 1) * K ) + 15;
 }
 
-/* Window width of macroblock column x (height of row x): the same for
- * every centre (spec.h). */
-static int window_size( int x, int mb_w, int range, int mv_range )
+/* Window width of macroblock column x, height of macroblock row y: the
+ * same for every centre and for every row (column) (spec.h). */
+static int window_width( int x, int mb_w, int range, int mv_range )
 {
-    cme_window_t w = cme_get_window( x, 0, mb_w, 1, range, mv_range, 0, 0 );
+    cme_window_t w = cme_get_window( x, 0, mb_w, 1, range, mv_range, 0, 0, 0 );
     return w.x_max - w.x_min + 1;
 }
 
+static int window_height( int y, int mb_h, int range, int mv_range, int mv_range_thread )
+{
+    cme_window_t w = cme_get_window( 0, y, 1, mb_h, range, mv_range, mv_range_thread, 0, 0 );
+    return w.y_max - w.y_min + 1;
+}
+
+#define MAX_WSIZE (2*CUDA_ME_RANGE_MAX + 1)
+
 /* Threads, runs per thread and blocks per macroblock: the fewest thread
  * slots for the largest window, plus a fixed cost per thread (set-up and
- * reduction, about 6 positions' worth of instructions). */
-static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, int np, int K )
+ * reduction, about 6 positions' worth of instructions).  nb = 0: no
+ * geometry (range out of bounds, or the keys' raster field too small). */
+static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread, int np, int K )
 {
-    /* distinct window sizes: only edge columns and rows differ */
-    int wxs[8], wys[8], nwx = 0, nwy = 0;
+    search_geom_t g = { MAX_THREADS, 1, 0, 0 };
+    if( range < 1 || range > CUDA_ME_RANGE_MAX )
+        return g;
+    /* the distinct window sizes (only edge columns and rows differ, but with
+     * x264's limits there may be many of them), each at most 2*range+1 */
+    int wxs[MAX_WSIZE], wys[MAX_WSIZE], nwx = 0, nwy = 0;
+    uint8_t seen[MAX_WSIZE + 1] = { 0 };
     for( int x = 0; x < mb_w; x++ )
     {
-        int v = window_size( x, mb_w, range, mv_range ), i = 0;
-        while( i < nwx && wxs[i] != v ) i++;
-        if( i == nwx && nwx < 8 ) wxs[nwx++] = v;
+        const int v = window_width( x, mb_w, range, mv_range );
+        if( !seen[v] )
+            wxs[nwx++] = v;
+        seen[v] = 1;
     }
+    memset( seen, 0, sizeof(seen) );
     for( int y = 0; y < mb_h; y++ )
     {
-        int v = window_size( y, mb_h, range, mv_range ), i = 0;
-        while( i < nwy && wys[i] != v ) i++;
-        if( i == nwy && nwy < 8 ) wys[nwy++] = v;
+        const int v = window_height( y, mb_h, range, mv_range, mv_range_thread );
+        if( !seen[v] )
+            wys[nwy++] = v;
+        seen[v] = 1;
     }
     int mwx = 0, mwy = 0;
     for( int i = 0; i < nwx; i++ ) mwx = cme_imax( mwx, wxs[i] );
     for( int i = 0; i < nwy; i++ ) mwy = cme_imax( mwy, wys[i] );
     const int runs = run_count( mwx, mwy, K );
-    search_geom_t g = { MAX_THREADS, 1, 0, 0 };
     long best = -1;
     for( int nt = 64; nt <= MAX_THREADS; nt += 32 )
         for( int u = 1; u <= MAX_RUNS; u++ )
@@ -423,12 +431,12 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
     return g;
 }
 
-extern "C" size_t cme_cuda_scratch_size( int mb_w, int mb_h, int range, int mv_range, int np )
+extern "C" size_t cme_cuda_scratch_size( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread, int np )
 {
     size_t most = 0;
     for( int v = 0; v < NVARIANTS; v++ )   /* enough for any variant */
     {
-        search_geom_t g = search_geom( mb_w, mb_h, range, mv_range, np, variants[v].k );
+        search_geom_t g = search_geom( mb_w, mb_h, range, mv_range, mv_range_thread, np, variants[v].k );
         if( !g.nb )
             return 0;
         size_t s = (size_t)mb_w * mb_h * g.nb * np * sizeof(uint64_t);
@@ -444,8 +452,12 @@ extern "C" cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stre
 
 extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks )
 {
-    const variant_t *v = &variants[variant_index_for( l->i_range )];
-    search_geom_t g = search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_parts, v->k );
+    const int vi = l->i_variant < 0 ? cme_cuda_variant_default( l->i_range ) : l->i_variant;
+    if( vi >= NVARIANTS )
+        return cudaErrorInvalidValue;
+    const variant_t *v = &variants[vi];
+    search_geom_t g = search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread,
+                                   l->i_parts, v->k );
     if( !g.nb )
         return cudaErrorInvalidValue;
     const int mb_count = l->i_mb_width * l->i_mb_height;
@@ -482,7 +494,7 @@ extern "C" cudaError_t cme_cuda_prepare( void )
             cudaFuncAttributes attr;
             cudaError_t e = cudaFuncGetAttributes( &attr, variants[v].fn[f] );
             if( e == cudaSuccess )
-                /* the largest window (range 128) needs about 34 KiB */
+                /* the largest block (range 128) needs about 60 KiB */
                 e = cudaFuncSetAttribute( variants[v].fn[f], cudaFuncAttributeMaxDynamicSharedMemorySize, 96 << 10 );
             if( e != cudaSuccess )
                 return e;

@@ -7,6 +7,7 @@
 
 #include "spec.h"
 #include "kernels.h"
+#include "window.cuh"
 
 /* blk_keys[mb][nb][NP]: each block's best key (cost << 32 | raster index in
  * the window) per partition.  One thread per (macroblock, partition): the
@@ -24,9 +25,7 @@ static __global__ void reduce_kernel( const cme_launch_t a, const int nb )
     uint64_t key = CME_KEY_NONE;
     for( int b = 0; b < nb; b++ )
         key = min( key, bk[b * NP] );
-    const cme_window_t w = cme_get_window( mb % a.i_mb_width, mb / a.i_mb_width, a.i_mb_width, a.i_mb_height,
-                                           a.i_range, a.i_mv_range,
-                                           a.centre ? a.centre[2*mb] : 0, a.centre ? a.centre[2*mb+1] : 0 );
+    const cme_window_t w = cme_launch_window( a, mb, NULL, NULL );
     const uint32_t wx = w.x_max - w.x_min + 1;
     const uint32_t raster = (uint32_t)key;
     const int dx = w.x_min + (int)(raster % wx), dy = w.y_min + (int)(raster / wx);

@@ -19,8 +19,10 @@
 
 /* Replicated border kept around every stored frame, in pixels.  The window
  * below never lets a block reach more than 18 pixels outside the frame
- * (x264's 24 pixel MV limit minus its 6 pixel fpel border), and the GPU's
- * shifted window loads read at most 4 more; 32 keeps rows aligned. */
+ * (x264's 24 pixel MV limit minus its 6 pixel fpel border).  The GPU's
+ * window loads (me_cuda.cu) read aligned pairs of words: up to 3 pixels
+ * more on the left and 7 more on the right, 25 at most; 32 keeps rows
+ * aligned. */
 #define CME_PAD 32
 
 typedef struct cme_window_t
@@ -36,18 +38,26 @@ CME_SPEC int cme_iclip( int v, int lo, int hi ) { return v < lo ? lo : v > hi ? 
 /* The search window of macroblock (mb_x, mb_y).  x264's static limits
  * (mb_analyse_init in encoder/analyse.c: frame edges + 24 pixels,
  * +- i_mv_range, minus i_fpel_border = 6) always contain (0,0) and reach at
- * least 18 pixels each way.  The centre (cx, cy) is clipped into them; the
- * window is centre +- range, moved (not cut) to fit inside them, so it is
- * always min(2*range+1, limits) wide and high, at least 9.  x264's
- * frame-thread and intra-refresh limits are not static; x264 clips the
+ * least 18 pixels each way.  With frame threads x264 also limits vertical
+ * vectors to mv_range_thread (its param.analyse.i_mv_range_thread after
+ * validation, >= 8): mv_max_spel[1] = MIN3( mv_max[1], 4*i_mv_range-1,
+ * 4*i_mv_range_thread ), so the lowest full-pel row is at most
+ * mv_range_thread - 6 (>= 2); mv_range_thread <= 0: no such limit.  In
+ * deterministic mode that is x264's limit exactly, otherwise its live limit
+ * is at least that, so the window is always legal.  The centre (cx, cy) is
+ * clipped into the limits; the window is centre +- range, moved (not cut)
+ * to fit inside them, so it is always min(2*range+1, limits) wide and high,
+ * at least 9.  x264's intra-refresh limits are not static; x264 clips the
  * vectors it takes from us to its live limits. */
 CME_SPEC cme_window_t cme_get_window( int mb_x, int mb_y, int mb_w, int mb_h, int range, int mv_range,
-                                      int cx, int cy )
+                                      int mv_range_thread, int cx, int cy )
 {
     const int lx0 = cme_imax( -16*mb_x - 24, -mv_range ) + 6;
     const int lx1 = cme_imin( 16*(mb_w - mb_x - 1) + 24, mv_range - 1 ) - 6;
     const int ly0 = cme_imax( -16*mb_y - 24, -mv_range ) + 6;
-    const int ly1 = cme_imin( 16*(mb_h - mb_y - 1) + 24, mv_range - 1 ) - 6;
+    int ly1 = cme_imin( 16*(mb_h - mb_y - 1) + 24, mv_range - 1 ) - 6;
+    if( mv_range_thread > 0 )
+        ly1 = cme_imin( ly1, mv_range_thread - 6 );
     cme_window_t w;
     w.cx = cme_iclip( cx, lx0, lx1 );
     w.cy = cme_iclip( cy, ly0, ly1 );

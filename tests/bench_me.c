@@ -9,8 +9,11 @@
  * the vabsdiff4 peak measured on the same GPU.  Timing with CUDA events:
  * 3 warm-up runs, then the median of up to 25 runs.
  *
- *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE]
- *                                    (-q: fewer sizes and runs; -s/-r: one size/range)
+ *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD]
+ *     -q: fewer sizes and runs; -s/-r: one size/range; -v: one variant of
+ *     the mainline kernel only (no paper kernels); -t: x264's frame-thread
+ *     MV limit (default 0: none).  The default variant of each range is
+ *     marked '*'; "with xfers" is timed for it.
  *
  * Frame content does not change the work (no data-dependent branches), so
  * the frames are random.
@@ -22,7 +25,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "internal.h"
+#include "spec.h"
 #include "kernels.h"
 #include "test_util.h"
 
@@ -44,13 +47,13 @@ static stat_t stat_of( float *v, int n )
     return s;
 }
 
-static double window_absdiffs( int mb_w, int mb_h, int range, int mv_range )
+static double window_absdiffs( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread )
 {
     double n = 0;
     for( int y = 0; y < mb_h; y++ )
         for( int x = 0; x < mb_w; x++ )
         {
-            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, range, mv_range, 0, 0 );
+            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, range, mv_range, mv_range_thread, 0, 0 );
             n += (double)(w.x_max - w.x_min + 1) * (w.y_max - w.y_min + 1) * 256;
         }
     return n;
@@ -59,7 +62,7 @@ static double window_absdiffs( int mb_w, int mb_h, int range, int mv_range )
 int main( int argc, char **argv )
 {
     const char *csv_path = NULL, *only_size = NULL;
-    int quick = 0, only_range = 0;
+    int quick = 0, only_range = 0, only_variant = -1, mv_range_thread = 0;
     for( int i = 1; i < argc; i++ )
     {
         if( !strcmp( argv[i], "-o" ) && i + 1 < argc )
@@ -70,11 +73,26 @@ int main( int argc, char **argv )
             only_size = argv[++i];
         else if( !strcmp( argv[i], "-r" ) && i + 1 < argc )
             only_range = atoi( argv[++i] );
+        else if( !strcmp( argv[i], "-v" ) && i + 1 < argc )
+            only_variant = atoi( argv[++i] );
+        else if( !strcmp( argv[i], "-t" ) && i + 1 < argc )
+            mv_range_thread = atoi( argv[++i] );
         else
         {
-            fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p] [-r range]\n", argv[0] );
+            fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p] [-r range] [-v variant] "
+                     "[-t mv_range_thread]\n", argv[0] );
             return 2;
         }
+    }
+    if( only_variant >= 0 && cme_cuda_variant_info( only_variant, NULL, NULL ) < 0 )
+    {
+        fprintf( stderr, "bench_me: no kernel variant %d\n", only_variant );
+        return 2;
+    }
+    if( mv_range_thread < 0 || (mv_range_thread > 0 && mv_range_thread < 8) )
+    {
+        fprintf( stderr, "bench_me: mv_range_thread must be 0 or >= 8\n" );
+        return 2;
     }
     int ndev = 0;
     if( cudaGetDeviceCount( &ndev ) != cudaSuccess || !ndev )
@@ -88,8 +106,9 @@ int main( int argc, char **argv )
     cudaDriverGetVersion( &drv );
     cudaRuntimeGetVersion( &rt );
     const char *commit = getenv( "CUDA_ME_COMMIT" );
-    printf( "# bench_me: %s, sm_%d%d, %d SMs, driver %d.%d, runtime %d.%d, commit %s\n", prop.name, prop.major, prop.minor,
-            prop.multiProcessorCount, drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10, commit ? commit : "unknown" );
+    printf( "# bench_me: %s, sm_%d%d, %d SMs, driver %d.%d, runtime %d.%d, commit %s, mv_range_thread %d\n", prop.name,
+            prop.major, prop.minor, prop.multiProcessorCount, drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10,
+            commit ? commit : "unknown", mv_range_thread );
 
     cudaStream_t st;
     CHECK( cudaStreamCreate( &st ) );
@@ -123,8 +142,9 @@ int main( int argc, char **argv )
     }
     if( csv )
     {
-        fprintf( csv, "# %s sm_%d%d driver %d.%d runtime %d.%d commit %s peak_tabs %.3f\n", prop.name, prop.major, prop.minor,
-                 drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10, commit ? commit : "unknown", peak * 1e-12 );
+        fprintf( csv, "# %s sm_%d%d driver %d.%d runtime %d.%d commit %s peak_tabs %.3f mv_range_thread %d\n", prop.name,
+                 prop.major, prop.minor, drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10, commit ? commit : "unknown",
+                 peak * 1e-12, mv_range_thread );
         fprintf( csv, "size,width,height,range,parts,variant,kernel,ms_median,ms_min,absdiffs,tabs_per_s,pct_of_peak\n" );
     }
 
@@ -166,20 +186,21 @@ int main( int argc, char **argv )
             uint16_t *d_cost;
             CHECK( cudaMalloc( (void**)&d_cost, sizeof(mv_cost) ) );
             CHECK( cudaMemcpy( d_cost, mv_cost, sizeof(mv_cost), cudaMemcpyHostToDevice ) );
-            const double absdiffs = window_absdiffs( mb_w, mb_h, range, mv_range );
+            const double absdiffs = window_absdiffs( mb_w, mb_h, range, mv_range, mv_range_thread );
 
             int nvar = 0;
-            while( cme_cuda_variant( nvar, NULL, NULL ) >= 0 )
+            while( cme_cuda_variant_info( nvar, NULL, NULL ) >= 0 )
                 nvar++;
+            const int vdef = cme_cuda_variant_default( range );
             for( int vi = 0; vi <= nvar; vi++ )
             {
                 const int paper = vi == nvar;
                 int vk = 0, vminb = 0;
-                cme_cuda_variant( paper ? 0 : vi, &vk, &vminb );
-                if( !paper && vi && quick < 0 )
+                cme_cuda_variant_info( vi, &vk, &vminb );
+                if( only_variant >= 0 && (paper || vi != only_variant) )
                     continue;
-                size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, parts )
-                                       : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, parts );
+                size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts )
+                                       : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts );
                 if( paper && scratch > ((size_t)8 << 30) )
                 {
                     printf( "%-6s %5d %-10s (skipped: needs %.1f GiB of scratch)\n", sizes[si].name, range, "paper", scratch / 1073741824. );
@@ -187,11 +208,16 @@ int main( int argc, char **argv )
                 }
                 uint64_t *d_scratch;
                 CHECK( cudaMalloc( (void**)&d_scratch, scratch ) );
-                cme_launch_t l = { pc, pr, pitch, mb_w, mb_h, range, mv_range, parts, d_cost, NULL, d_scratch, d_out };
+                cme_launch_t l = { .cur = pc, .ref = pr, .i_pitch = pitch, .i_mb_width = mb_w, .i_mb_height = mb_h,
+                                   .i_range = range, .i_mv_range = mv_range, .i_mv_range_thread = mv_range_thread,
+                                   .i_parts = parts, .mv_cost = d_cost,
+                                   .centre = NULL, .blk_keys = d_scratch, .out = d_out, .i_variant = paper ? -1 : vi };
                 const int nk = paper ? 3 : 2;
                 static const char *knames[2][3] = { { "1+2 search", "3 reduce" }, { "1 sad", "2 merge", "3 reduce" } };
                 const int runs = quick ? 8 : 25;
                 float t[4][32], tt[32];
+                /* the library's path, timed for its default variant only */
+                const int xfers = !paper && vi == vdef;
                 for( int r = -3; r < runs; r++ )
                 {
                     /* kernel only */
@@ -199,26 +225,30 @@ int main( int argc, char **argv )
                     CHECK( paper ? cme_cuda_search_paper( &l, st, ev + 1 ) : cme_cuda_search_marked( &l, st, ev + 1 ) );
                     CHECK( cudaEventRecord( ev[nk], st ) );
                     CHECK( cudaEventSynchronize( ev[nk] ) );
-                    /* with transfers: a new frame up, padded, searched, results down */
-                    CHECK( cudaEventRecord( ev[3 + 0 * 0], st ) );
-                    CHECK( cudaMemcpy2DAsync( pc, pitch, h_frame, w, w, h, cudaMemcpyHostToDevice, st ) );
-                    CHECK( cme_cuda_pad( pc, pitch, w, h, st ) );
-                    CHECK( cme_cuda_search( &l, st ) );
-                    CHECK( cudaMemcpyAsync( h_out, d_out, out_bytes, cudaMemcpyDeviceToHost, st ) );
-                    CHECK( cudaEventRecord( ev[4], st ) );
-                    CHECK( cudaEventSynchronize( ev[4] ) );
+                    if( xfers )
+                    {
+                        /* with transfers: a new frame up, padded, searched, results down */
+                        CHECK( cudaEventRecord( ev[3], st ) );
+                        CHECK( cudaMemcpy2DAsync( pc, pitch, h_frame, w, w, h, cudaMemcpyHostToDevice, st ) );
+                        CHECK( cme_cuda_pad( pc, pitch, w, h, st ) );
+                        CHECK( cme_cuda_search( &l, st ) );
+                        CHECK( cudaMemcpyAsync( h_out, d_out, out_bytes, cudaMemcpyDeviceToHost, st ) );
+                        CHECK( cudaEventRecord( ev[4], st ) );
+                        CHECK( cudaEventSynchronize( ev[4] ) );
+                    }
                     if( r < 0 )
                         continue;
                     for( int k = 0; k < nk; k++ )
                         CHECK( cudaEventElapsedTime( &t[k][r], ev[k], ev[k+1] ) );
                     CHECK( cudaEventElapsedTime( &t[3][r], ev[0], ev[nk] ) );
-                    CHECK( cudaEventElapsedTime( &tt[r], ev[3], ev[4] ) );
+                    if( xfers )
+                        CHECK( cudaEventElapsedTime( &tt[r], ev[3], ev[4] ) );
                 }
                 char vname[32];
                 if( paper )
                     snprintf( vname, sizeof(vname), "paper" );
                 else
-                    snprintf( vname, sizeof(vname), "v%d:K%d/%d", vi, vk, vminb );
+                    snprintf( vname, sizeof(vname), "v%d:K%d/%d%s", vi, vk, vminb, vi == vdef ? "*" : "" );
                 for( int k = 0; k <= nk; k++ )
                 {
                     int idx = k < nk ? k : 3;
@@ -231,7 +261,7 @@ int main( int argc, char **argv )
                         fprintf( csv, "%s,%d,%d,%d,%d,%s,%s,%.5f,%.5f,%.0f,%.4f,%.2f\n", sizes[si].name, w, h, range, parts, vname, kn,
                                  s.med, s.min, absdiffs, k == nk ? rate * 1e-12 : 0., k == nk ? 100. * rate / peak : 0. );
                 }
-                if( !paper && vi == 0 )
+                if( xfers )
                 {
                     stat_t s = stat_of( tt, runs );
                     printf( "%-6s %5d %-10s %-12s %10.4f %10.4f\n", sizes[si].name, range, vname, "with xfers", s.med, s.min );

@@ -1,11 +1,12 @@
 /*****************************************************************************
  * checkasm_me.c: the CUDA kernels and backend against the C reference
  *****************************************************************************
- * In the manner of x264's tools/checkasm.c: the same inputs through the C
- * reference and the GPU, compared exactly (cost and MV of every partition,
- * macroblock and reference), outputs pre-filled with a canary that must
- * survive outside the results.  Both the mainline kernel and the paper's
- * unfused kernels (dev/) are checked.
+ * In the manner of x264's tools/checkasm.c and dav1d's: the same inputs
+ * through the C reference and the GPU, compared exactly (cost and MV of
+ * every partition, macroblock and reference); every device output sits
+ * between canaries that must survive, and must itself be fully written.
+ * Every variant of the mainline kernel and the paper's unfused kernels
+ * (dev/) are checked, without and with x264's frame-thread MV limit.
  *
  * Without a CUDA device every test here says SKIP loudly and passes, unless
  * CUDA_ME_REQUIRE_GPU=1, which turns the skip into a failure.
@@ -20,6 +21,7 @@
 #include "test_util.h"
 
 #if HAVE_CUDA
+#include <dlfcn.h>
 #include <cuda_runtime_api.h>
 #include "kernels.h"
 #endif
@@ -38,6 +40,19 @@ static int have_gpu( const char *test )
     return 0;
 }
 
+/* got equals want; a missing (NULL) result is a failure, not a crash. */
+static void check_results( const char *what, const cuda_me_result_t *want, const cuda_me_result_t *got,
+                           int mb_w, int mb_h, int parts )
+{
+    ck_assert_msg( want != NULL, "%s: no reference results", what );
+    ck_assert_msg( got != NULL, "%s: no results", what );
+    ck_assert_msg( !results_compare( what, want, got, mb_w, mb_h, parts, test_seed() ), "%s differs from the reference", what );
+}
+
+#if HAVE_CUDA
+
+/* ---------------------------------------------------------------- kernels */
+
 typedef struct
 {
     int w, h;
@@ -45,40 +60,54 @@ typedef struct
     const char *clip;
     int range, mv_range, cost;
     int spread;           /* random window centres within +-spread, -1: none */
+    int thread;           /* x264's frame-thread MV limit, 0: none */
 } gcase_t;
 
 static const gcase_t gcases[] =
 {
-    {   16,   16, PAT_RANDOM,  NULL,   4, 512, 1, -1 },
-    {   16,   16, PAT_RANDOM,  NULL, 128, 512, 1, -1 },
-    {   48,   32, PAT_MAXDIFF, NULL,  16, 512, 1, -1 },
-    {   64,   48, PAT_FLAT,    NULL,  16, 512, 0, -1 },
-    {   64,   48, PAT_FLAT,    NULL,  16, 512, 1, -1 },
-    {   64,   48, PAT_GRADIENT,NULL,  33, 512, 1, -1 },
-    {   80,   64, PAT_RANDOM,  NULL,  24,  32, 1, -1 },
-    {   48,   32, PAT_SHIFTED, NULL,   9, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL,   4, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL,   5, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL,   7, 512, 0, -1 },
-    {  176,  144, PAT_SHIFTED, NULL,  16, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL,  17, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL,  31, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL,  32, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL,  64, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL, 100, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL, 128, 512, 1, -1 },
-    {  176,  144, PAT_SHIFTED, NULL, 128,  64, 1, -1 },
-    {  352,  288, -1, "foreman_cif.y4m",  16, 512, 1, -1 },
-    {  352,  288, -1, "foreman_cif.y4m",  32, 512, 1, -1 },
-    {  352,  288, -1, "foreman_cif.y4m",  64, 512, 1, -1 },
-    { 1920, 1088, -1, "street_1080p.y4m", 32, 512, 1, -1 },
+    {   16,   16, PAT_RANDOM,  NULL,   4, 512, 1, -1,  0 },
+    {   16,   16, PAT_RANDOM,  NULL, 128, 512, 1, -1,  0 },
+    {   48,   32, PAT_MAXDIFF, NULL,  16, 512, 1, -1,  0 },
+    {   64,   48, PAT_FLAT,    NULL,  16, 512, 0, -1,  0 },
+    {   64,   48, PAT_FLAT,    NULL,  16, 512, 1, -1,  0 },
+    {   64,   48, PAT_GRADIENT,NULL,  33, 512, 1, -1,  0 },
+    {   80,   64, PAT_RANDOM,  NULL,  24,  32, 1, -1,  0 },
+    {   48,   32, PAT_SHIFTED, NULL,   9, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,   4, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,   5, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,   7, 512, 0, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,  16, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,  17, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,  31, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,  32, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,  64, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL, 100, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL, 128, 512, 1, -1,  0 },
+    {  176,  144, PAT_SHIFTED, NULL, 128,  64, 1, -1,  0 },
+    {  352,  288, -1, "foreman_cif.y4m",  16, 512, 1, -1,  0 },
+    {  352,  288, -1, "foreman_cif.y4m",  32, 512, 1, -1,  0 },
+    {  352,  288, -1, "foreman_cif.y4m",  64, 512, 1, -1,  0 },
+    { 1920, 1088, -1, "street_1080p.y4m", 32, 512, 1, -1,  0 },
     /* window centres inside, at and beyond the limits */
-    {   64,   48, PAT_SHIFTED, NULL,   8, 512, 1, 200 },
-    {  176,  144, PAT_SHIFTED, NULL,  16, 512, 1, 40 },
-    {  176,  144, PAT_SHIFTED, NULL,  33,  64, 1, 100 },
-    {  176,  144, PAT_FLAT,    NULL,  32, 512, 1, 60 },
-    {  352,  288, -1, "foreman_cif.y4m",  24, 512, 1, 30 },
-    { 1920, 1088, -1, "street_1080p.y4m", 16, 512, 1, 60 },
+    {   64,   48, PAT_SHIFTED, NULL,   8, 512, 1, 200,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,  16, 512, 1, 40,  0 },
+    {  176,  144, PAT_SHIFTED, NULL,  33,  64, 1, 100,  0 },
+    {  176,  144, PAT_FLAT,    NULL,  32, 512, 1, 60,  0 },
+    {  352,  288, -1, "foreman_cif.y4m",  24, 512, 1, 30,  0 },
+    { 1920, 1088, -1, "street_1080p.y4m", 16, 512, 1, 60,  0 },
+    /* x264's frame-thread limit on vectors pointing down, with and without
+     * centres, at and beyond the range */
+    {   64,   48, PAT_RANDOM,  NULL,   8, 512, 1, -1,  8 },
+    {  176,  144, PAT_SHIFTED, NULL,  16, 512, 1, -1,  8 },
+    {  176,  144, PAT_SHIFTED, NULL,  16, 512, 1, 40, 24 },
+    {  176,  144, PAT_SHIFTED, NULL,  32,  64, 1, -1, 40 },
+    {  176,  144, PAT_SHIFTED, NULL,  64, 512, 1, 100, 24 },
+    {  176,  144, PAT_FLAT,    NULL,  32, 512, 1, 60, 40 },
+    {  176,  144, PAT_SHIFTED, NULL, 128, 512, 1, -1, 64 },
+    {  176,  144, PAT_SHIFTED, NULL, 128, 512, 1, 200, 8 },
+    {  352,  288, -1, "foreman_cif.y4m",  24, 512, 1, 30, 24 },
+    {  352,  288, -1, "foreman_cif.y4m", 128, 512, 0, -1,  8 },
+    { 1920, 1088, -1, "street_1080p.y4m", 32, 512, 1, 60, 40 },
 };
 
 static int load_case( const gcase_t *c, int idx, tframe_t *cur, tframe_t *ref )
@@ -106,31 +135,55 @@ static int load_case( const gcase_t *c, int idx, tframe_t *cur, tframe_t *ref )
     return 0;
 }
 
-#if HAVE_CUDA
-
-#define GUARD 4096
+#define GUARD 4096   /* canary bytes before and after every device output */
 
 #define CU( x ) do { cudaError_t e_ = (x); ck_assert_msg( e_ == cudaSuccess, "%s: %s", #x, cudaGetErrorString( e_ ) ); } while( 0 )
 
-/* One search through the kernel launchers, outputs behind a canary. */
-static void run_kernels( int paper, const tframe_t *cur, const tframe_t *ref, int range, int mv_range,
-                         const uint16_t *mv_cost, const int16_t *centre, int parts, cuda_me_result_t *out )
+/* A device output of n bytes between two GUARD byte canaries, all canary
+ * before the call. */
+static uint8_t *guarded_alloc( size_t n )
+{
+    uint8_t *d;
+    CU( cudaMalloc( (void**)&d, n + 2*GUARD ) );
+    CU( cudaMemset( d, CANARY_BYTE, n + 2*GUARD ) );
+    return d;
+}
+
+/* Its n bytes, copied back (malloc'ed), after checking both canaries. */
+static uint8_t *guarded_fetch( const char *what, const char *buf, const uint8_t *d, size_t n )
+{
+    uint8_t *h = malloc( n + 2*GUARD );
+    ck_assert_ptr_nonnull( h );
+    CU( cudaMemcpy( h, d, n + 2*GUARD, cudaMemcpyDeviceToHost ) );
+    ck_assert_msg( canary_intact( h, GUARD ), "%s: stray write before the %s", what, buf );
+    ck_assert_msg( canary_intact( h + GUARD + n, GUARD ), "%s: stray write past the %s", what, buf );
+    return h;
+}
+
+#define CANARY_KEY (0x0101010101010101ull * CANARY_BYTE)
+
+/* One search through the kernel launchers, every output between canaries;
+ * after the call: nothing written outside them, every result written, and
+ * (mainline kernels) the scratch keys written as whole blocks of
+ * [macroblock][partition], with no gap. */
+static void run_kernels( const char *what, int paper, int variant, const tframe_t *cur, const tframe_t *ref,
+                         int range, int mv_range, int mv_range_thread, const uint16_t *mv_cost, const int16_t *centre,
+                         int parts, cuda_me_result_t *out )
 {
     const int mb_w = cur->w / 16, mb_h = cur->h / 16;
-    const size_t n = (size_t)mb_w * mb_h * parts * sizeof(cuda_me_result_t);
+    const size_t count = (size_t)mb_w * mb_h * parts, n = count * sizeof(cuda_me_result_t);
     const int pitch = (cur->w + 2*CME_PAD + 127) & ~127;
     const size_t plane = (size_t)pitch * (cur->h + 2*CME_PAD);
-    uint8_t *d_cur, *d_ref, *d_out;
+    uint8_t *d_cur, *d_ref;
     uint16_t *d_cost = NULL;
     int16_t *d_centre = NULL;
-    uint64_t *d_scratch;
-    size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, parts )
-                           : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, parts );
-    ck_assert( scratch > 0 );
+    size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts )
+                           : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts );
+    ck_assert_msg( scratch > 0 && scratch % sizeof(uint64_t) == 0, "%s: scratch size %zu", what, scratch );
     CU( cudaMalloc( (void**)&d_cur, plane ) );
     CU( cudaMalloc( (void**)&d_ref, plane ) );
-    CU( cudaMalloc( (void**)&d_out, n + GUARD ) );
-    CU( cudaMalloc( (void**)&d_scratch, scratch ) );
+    uint8_t *d_out = guarded_alloc( n );
+    uint8_t *d_scratch = guarded_alloc( scratch );
     /* planes with their borders, as the library's pad kernel makes them */
     CU( cudaMemcpy2D( d_cur, pitch, cur->buf, cur->stride, cur->w + 2*CME_PAD, cur->h + 2*CME_PAD, cudaMemcpyHostToDevice ) );
     CU( cudaMemcpy2D( d_ref, pitch, ref->buf, ref->stride, ref->w + 2*CME_PAD, ref->h + 2*CME_PAD, cudaMemcpyHostToDevice ) );
@@ -144,8 +197,6 @@ static void run_kernels( int paper, const tframe_t *cur, const tframe_t *ref, in
         CU( cudaMalloc( (void**)&d_centre, (size_t)mb_w * mb_h * 4 ) );
         CU( cudaMemcpy( d_centre, centre, (size_t)mb_w * mb_h * 4, cudaMemcpyHostToDevice ) );
     }
-    CU( cudaMemset( d_out, CANARY_BYTE, n + GUARD ) );
-    CU( cudaMemset( d_scratch, CANARY_BYTE, scratch ) );
 
     cme_launch_t l;
     l.cur = d_cur + CME_PAD * pitch + CME_PAD;
@@ -155,19 +206,42 @@ static void run_kernels( int paper, const tframe_t *cur, const tframe_t *ref, in
     l.i_mb_height = mb_h;
     l.i_range = range;
     l.i_mv_range = mv_range;
+    l.i_mv_range_thread = mv_range_thread;
     l.i_parts = parts;
     l.mv_cost = d_cost;
     l.centre = d_centre;
-    l.blk_keys = d_scratch;
-    l.out = (cuda_me_result_t*)d_out;
+    l.blk_keys = (uint64_t*)(d_scratch + GUARD);
+    l.out = (cuda_me_result_t*)(d_out + GUARD);
+    l.i_variant = variant;
     CU( paper ? cme_cuda_search_paper( &l, 0, NULL ) : cme_cuda_search( &l, 0 ) );
     CU( cudaDeviceSynchronize() );
 
-    uint8_t *h_out = malloc( n + GUARD );
-    CU( cudaMemcpy( h_out, d_out, n + GUARD, cudaMemcpyDeviceToHost ) );
-    ck_assert_msg( canary_intact( h_out + n, GUARD ), "stray write past the results" );
-    memcpy( out, h_out, n );
+    uint8_t *h_out = guarded_fetch( what, "results", d_out, n );
+    for( size_t i = 0; i < count; i++ )
+        ck_assert_msg( !canary_intact( h_out + GUARD + i * sizeof(cuda_me_result_t), sizeof(cuda_me_result_t) ),
+                       "%s: result of macroblock %zu partition %zu never written", what, i / parts, i % parts );
+    memcpy( out, h_out + GUARD, n );
     free( h_out );
+
+    uint8_t *h_scratch = guarded_fetch( what, "scratch", d_scratch, scratch );
+    const size_t nkeys = scratch / sizeof(uint64_t), per = (size_t)mb_w * mb_h * parts;
+    size_t used = 0;
+    for( uint64_t key; used < nkeys; used++ )
+    {
+        memcpy( &key, h_scratch + GUARD + used * sizeof(uint64_t), sizeof(key) );
+        if( key == CANARY_KEY )
+            break;
+    }
+    /* the paper kernels keep their SADs after the keys: only the keys of
+     * the first block of every macroblock can be told apart */
+    ck_assert_msg( used >= per, "%s: scratch: only %zu of at least %zu keys written", what, used, per );
+    if( !paper )
+    {
+        ck_assert_msg( used % per == 0, "%s: scratch: %zu keys written, not whole blocks of %zu", what, used, per );
+        ck_assert_msg( canary_intact( h_scratch + GUARD + used * sizeof(uint64_t), scratch - used * sizeof(uint64_t) ),
+                       "%s: scratch: keys written after key %zu, which was not", what, used );
+    }
+    free( h_scratch );
     cudaFree( d_cur );
     cudaFree( d_ref );
     cudaFree( d_out );
@@ -180,8 +254,8 @@ START_TEST( test_kernels )
 {
     const gcase_t *c = &gcases[_i];
     char name[128];
-    snprintf( name, sizeof(name), "kernels case %d (%dx%d %s range %d mv_range %d)", _i, c->w, c->h,
-              c->clip ? c->clip : "synthetic", c->range, c->mv_range );
+    snprintf( name, sizeof(name), "kernels case %d (%dx%d %s range %d mv_range %d mv_range_thread %d%s)", _i, c->w, c->h,
+              c->clip ? c->clip : "synthetic", c->range, c->mv_range, c->thread, c->spread >= 0 ? ", centres" : "" );
     if( !have_gpu( name ) )
         return;
     /* under compute-sanitizer: only the small cases (racecheck: the smallest) */
@@ -206,32 +280,32 @@ START_TEST( test_kernels )
         const int np = parts[pi];
         size_t n = (size_t)mb_w * mb_h * np;
         cuda_me_result_t *want = malloc( n * sizeof(*want) ), *got = malloc( n * sizeof(*got) );
-        cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, mvc, centre, np, want );
-        /* every variant of the mainline kernel, then the paper's kernels */
-        for( int v = 0; ; v++ )
+        ck_assert( want && got );
+        cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, c->thread,
+                      mvc, centre, np, want );
+        /* the default variant of the mainline kernel, every variant, then
+         * the paper's kernels */
+        for( int v = -1; ; v++ )
         {
-            int paper = cme_cuda_variant( v, NULL, NULL ) < 0, k = 0, minb = 0;
-            if( paper )
-            {
-                cme_cuda_variant( 0, &k, &minb );
-                /* the unfused kernels keep 16 SADs per position in memory:
-                 * only on frames where that stays small */
-                if( (size_t)mb_w * mb_h * (2*c->range + 1) * (2*c->range + 1) > (size_t)400 << 20 >> 5 )
-                    break;
-            }
-            else
-                cme_cuda_variant( v, &k, &minb );
+            int k = 0, minb = 0;
+            const int paper = v >= 0 && cme_cuda_variant_info( v, &k, &minb ) < 0;
+            if( v < 0 )
+                cme_cuda_variant_info( cme_cuda_variant_default( c->range ), &k, &minb );
+            /* the unfused kernels keep 16 SADs per position in memory: only
+             * on frames where that stays small */
+            if( paper && (size_t)mb_w * mb_h * (2*c->range + 1) * (2*c->range + 1) > (size_t)400 << 20 >> 5 )
+                break;
             char what[200];
             snprintf( what, sizeof(what), "%s, %d parts, %s", name, np,
-                      paper ? "paper kernels" : v ? "mainline kernel variant" : "mainline kernel" );
+                      paper ? "paper kernels" : v < 0 ? "mainline kernel, default variant" : "mainline kernel variant" );
             if( !paper )
-                snprintf( what + strlen( what ), sizeof(what) - strlen( what ), " %d (K=%d, %d blocks)", v, k, minb );
-            run_kernels( paper, &cur, &ref, c->range, c->mv_range, mvc, centre, np, got );
-            ck_assert_msg( !results_compare( what, want, got, mb_w, mb_h, np, test_seed() ), "%s differs from C", what );
+                snprintf( what + strlen( what ), sizeof(what) - strlen( what ), " %d (K=%d, %d blocks)",
+                          v < 0 ? cme_cuda_variant_default( c->range ) : v, k, minb );
+            run_kernels( what, paper, paper ? -1 : v, &cur, &ref, c->range, c->mv_range, c->thread, mvc, centre, np, got );
+            check_results( what, want, got, mb_w, mb_h, np );
             if( paper )
                 break;
         }
-        cme_cuda_variant( 0, NULL, NULL );
         free( want );
         free( got );
     }
@@ -244,10 +318,16 @@ END_TEST
 #endif /* HAVE_CUDA */
 
 /* The whole library path (put, submit, get, done, release) with many frames
- * in flight and several references per frame: CUDA and C give the same. */
+ * in flight and several references per frame: CUDA and C give the same,
+ * without and with x264's frame-thread MV limit. */
+static const int backend_threads[] = { 0, 24 };
+
 START_TEST( test_backend_equal )
 {
-    if( !have_gpu( "backend CUDA == C" ) )
+    const int thread = backend_threads[_i];
+    char name[64];
+    snprintf( name, sizeof(name), "backend CUDA == C (mv_range_thread %d)", thread );
+    if( !have_gpu( name ) )
         return;
     char path[512];
     snprintf( path, sizeof(path), "%s/foreman_cif.y4m", test_data_dir() );
@@ -270,6 +350,7 @@ START_TEST( test_backend_equal )
     p.i_height = f[0].h;
     p.i_range = range;
     p.i_mv_range = 512;
+    p.i_mv_range_thread = thread;
     p.i_parts = CUDA_ME_NPART;
     p.mv_cost = cost;
     cuda_me_t *h[2];
@@ -277,8 +358,7 @@ START_TEST( test_backend_equal )
     h[0] = F.open( &p, NULL );
     p.i_backend = CUDA_ME_BACKEND_C;
     h[1] = F.open( &p, NULL );
-    ck_assert( h[0] && h[1] );
-    const size_t n = (size_t)(p.i_width / 16) * (p.i_height / 16) * p.i_parts;
+    ck_assert_msg( h[0] && h[1], "%s: open failed (CUDA %p, C %p)", name, (void*)h[0], (void*)h[1] );
     /* put everything first, then search each frame against up to 4 earlier
      * and 1 later frame: 16 frames and ~60 jobs in flight at once */
     for( int k = 0; k < 2; k++ )
@@ -295,17 +375,16 @@ START_TEST( test_backend_equal )
             if( r && i - r >= 0 && i - r < nf )
             {
                 const cuda_me_result_t *a = F.get( h[0], i, i - r ), *b = F.get( h[1], i, i - r );
-                ck_assert( a && b );
-                char what[64];
-                snprintf( what, sizeof(what), "backends, frame %d ref %d", i, i - r );
-                ck_assert_msg( !results_compare( what, b, a, p.i_width / 16, p.i_height / 16, p.i_parts, 0 ), "%s", what );
-                (void)n;
+                char what[128];
+                snprintf( what, sizeof(what), "backends, mv_range_thread %d, frame %d ref %d (CUDA error %d, C error %d)",
+                          thread, i, i - r, F.error( h[0] ), F.error( h[1] ) );
+                check_results( what, b, a, p.i_width / 16, p.i_height / 16, p.i_parts );
                 jobs++;
             }
     cuda_me_stats_t s;
     F.stats( h[0], &s );
-    printf( "backend CUDA == C: %d jobs on %s, search %.3f ms/job, upload %.3f ms/frame, download %.3f ms/job\n",
-            jobs, s.device, s.f_search_ms / jobs, s.f_upload_ms / nf, s.f_download_ms / jobs );
+    printf( "%s: %d jobs on %s, search %.3f ms/job, upload %.3f ms/frame, download %.3f ms/job\n",
+            name, jobs, s.device, s.f_search_ms / jobs, s.f_upload_ms / nf, s.f_download_ms / jobs );
     ck_assert( s.f_search_ms > 0 );
     for( int i = 0; i < nf; i++ )
         for( int k = 0; k < 2; k++ )
@@ -320,6 +399,188 @@ START_TEST( test_backend_equal )
     free( centre );
     for( int i = 0; i < nf; i++ )
         tframe_free( &f[i] );
+}
+END_TEST
+
+/* Log messages of one library handle, for tests that check what it said. */
+typedef struct
+{
+    char buf[4096];
+    size_t len;
+} log_capture_t;
+
+static void log_capture( void *opaque, int i_level, const char *fmt, va_list ap )
+{
+    log_capture_t *c = opaque;
+    (void)i_level;
+    if( c->len < sizeof(c->buf) - 1 )
+    {
+        int n = vsnprintf( c->buf + c->len, sizeof(c->buf) - c->len, fmt, ap );
+        if( n > 0 )
+            c->len = c->len + n < sizeof(c->buf) - 1 ? c->len + n : sizeof(c->buf) - 1;
+    }
+}
+
+/* x264's frame-thread MV limit through the API, with the C backend (runs
+ * without a GPU too): open() takes 0 and x264's values (>= 8) and refuses
+ * the others, saying why; the results are cme_search_c()'s with the limit,
+ * no vector points further down than it allows, and the limit bites. */
+START_TEST( test_mv_range_thread_api )
+{
+    cuda_me_function_t F;
+    ck_assert_int_eq( cuda_me_init( CUDA_ME_API_VERSION, &F ), 0 );
+    log_capture_t log = { { 0 }, 0 };
+    cuda_me_param_t p = { 0 };
+    p.i_width = 96;
+    p.i_height = 80;
+    p.i_range = 24;
+    p.i_mv_range = 512;
+    p.i_parts = CUDA_ME_NPART;
+    p.i_backend = CUDA_ME_BACKEND_C;
+    p.pf_log = log_capture;
+    p.p_log_opaque = &log;
+    static const int bad[] = { -1, -64, 1, 7 };
+    for( unsigned i = 0; i < sizeof(bad)/sizeof(*bad); i++ )
+    {
+        int err = 0;
+        log.len = 0;
+        log.buf[0] = 0;
+        p.i_mv_range_thread = bad[i];
+        ck_assert_msg( !F.open( &p, &err ), "mv_range_thread %d accepted", bad[i] );
+        ck_assert_int_eq( err, CUDA_ME_EINVAL );
+        ck_assert_msg( strstr( log.buf, "mv_range_thread" ), "mv_range_thread %d: no reason given (log: '%s')", bad[i], log.buf );
+    }
+
+    const int mb_w = p.i_width / 16, mb_h = p.i_height / 16;
+    const size_t n = (size_t)mb_w * mb_h * p.i_parts;
+    uint32_t rng = test_seed() + 4242;
+    tframe_t ref, cur;
+    tframe_alloc( &ref, p.i_width, p.i_height );
+    tframe_alloc( &cur, p.i_width, p.i_height );
+    tframe_fill( &ref, PAT_RANDOM, &rng, NULL, 0, 0 );
+    /* the content moved up by 20: the best match lies 20 rows down */
+    tframe_fill( &cur, PAT_SHIFTED, &rng, &ref, 0, 20 );
+    uint16_t cost[MV_COST_SIZE];
+    test_mv_cost( cost, p.i_range );
+    int16_t *centre = test_centres( mb_w * mb_h, 30, &rng );
+    const cuda_me_job_t job = { centre, cost };
+    cuda_me_result_t *want = malloc( n * sizeof(*want) );
+    ck_assert_ptr_nonnull( want );
+    static const int ok[] = { 0, 8, 24, 40, 64 };
+    for( unsigned i = 0; i < sizeof(ok)/sizeof(*ok); i++ )
+    {
+        const int t = ok[i];
+        int err = -1;
+        p.i_mv_range_thread = t;
+        cuda_me_t *h = F.open( &p, &err );
+        ck_assert_msg( h != NULL, "mv_range_thread %d refused (log: '%s')", t, log.buf );
+        ck_assert_int_eq( err, 0 );
+        ck_assert_int_eq( F.put_frame( h, 0, ref.p, ref.stride ), 0 );
+        ck_assert_int_eq( F.put_frame( h, 1, cur.p, cur.stride ), 0 );
+        ck_assert_int_eq( F.submit( h, 1, 0, NULL ), 0 );
+        ck_assert_int_eq( F.submit( h, 0, 1, &job ), 0 );
+        for( int k = 0; k < 2; k++ )
+        {
+            const cuda_me_result_t *got = F.get( h, 1 - k, k );
+            ck_assert_msg( got != NULL, "mv_range_thread %d: no results (error %d)", t, F.error( h ) );
+            if( k )   /* frame 0 in frame 1, the job's centres and costs */
+                cme_search_c( ref.p, ref.stride, cur.p, cur.stride, mb_w, mb_h, p.i_range, p.i_mv_range, t,
+                              cost, centre, p.i_parts, want );
+            else
+                cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, p.i_range, p.i_mv_range, t,
+                              NULL, NULL, p.i_parts, want );
+            char what[96];
+            snprintf( what, sizeof(what), "C backend, mv_range_thread %d, %s", t, k ? "centres" : "no centres" );
+            check_results( what, want, got, mb_w, mb_h, p.i_parts );
+            int deepest = -1000;
+            for( size_t r = 0; r < n; r++ )
+                deepest = cme_imax( deepest, got[r].mv[1] );
+            if( t )
+                ck_assert_msg( deepest <= t - 6, "%s: mv y %d beyond the limit %d", what, deepest, t - 6 );
+            if( !k )   /* without centres most blocks find the motion, 20 rows down, unless the limit forbids it */
+                ck_assert_msg( t && t - 6 < 20 ? deepest <= t - 6 : deepest >= 20, "%s: deepest mv y %d", what, deepest );
+        }
+        ck_assert_int_eq( F.error( h ), 0 );
+        for( int k = 0; k < 2; k++ )
+        {
+            F.release_frame( h, k );
+            F.done( h, k );
+        }
+        F.close( h );
+    }
+    free( want );
+    free( centre );
+    tframe_free( &ref );
+    tframe_free( &cur );
+}
+END_TEST
+
+/* Opening the CUDA backend either works (a usable GPU: the stats say CUDA
+ * ran) or fails with CUDA_ME_ENODEV and says why in words a user can act
+ * on: no driver (as on machines without a GPU), no device, a GPU too old
+ * for the build.  Runs everywhere, asserts in every case. */
+START_TEST( test_cuda_open_or_why )
+{
+    cuda_me_function_t F;
+    ck_assert_int_eq( cuda_me_init( CUDA_ME_API_VERSION, &F ), 0 );
+    log_capture_t log = { { 0 }, 0 };
+    cuda_me_param_t p = { 0 };
+    p.i_width = 64;
+    p.i_height = 48;
+    p.i_range = 16;
+    p.i_mv_range = 512;
+    p.i_parts = CUDA_ME_NPART;
+    p.i_backend = CUDA_ME_BACKEND_CUDA;
+    p.pf_log = log_capture;
+    p.p_log_opaque = &log;
+    int err = 1;
+    cuda_me_t *h = F.open( &p, &err );
+#if HAVE_CUDA
+    void *libcuda = dlopen( "libcuda.so.1", RTLD_LAZY | RTLD_LOCAL );
+    int major = -1;
+    if( libcuda )
+    {
+        dlclose( libcuda );
+        struct cudaDeviceProp prop;
+        if( cme_cuda_device_count() > 0 && cudaGetDeviceProperties( &prop, 0 ) == cudaSuccess )
+            major = prop.major;
+        cudaGetLastError();
+    }
+    if( !libcuda )
+    {
+        printf( "--- CUDA open without a driver: '%.*s'\n", (int)strcspn( log.buf, "\n" ), log.buf );
+        ck_assert_msg( h == NULL, "CUDA backend opened without libcuda.so.1" );
+        ck_assert_int_eq( err, CUDA_ME_ENODEV );
+        ck_assert_msg( strstr( log.buf, "no NVIDIA driver found" ) && strstr( log.buf, "--gpu-me-backend c" ),
+                       "unhelpful message without a driver: '%s'", log.buf );
+    }
+    else if( major < 0 )
+    {
+        ck_assert_msg( h == NULL, "CUDA backend opened without a device" );
+        ck_assert_int_eq( err, CUDA_ME_ENODEV );
+        ck_assert_msg( strstr( log.buf, "NVIDIA driver supports CUDA" ), "unhelpful message without a device: '%s'", log.buf );
+    }
+    else if( major < 8 )
+    {
+        ck_assert_msg( h == NULL, "CUDA backend opened on compute capability %d", major );
+        ck_assert_int_eq( err, CUDA_ME_ENODEV );
+        ck_assert_msg( strstr( log.buf, "compute capability" ), "unhelpful message for an old GPU: '%s'", log.buf );
+    }
+    else
+    {
+        ck_assert_msg( h != NULL, "CUDA backend did not open: '%s'", log.buf );
+        ck_assert_int_eq( err, 0 );
+        cuda_me_stats_t s;
+        F.stats( h, &s );
+        ck_assert_int_eq( s.i_backend, CUDA_ME_BACKEND_CUDA );
+        ck_assert_msg( strstr( s.device, "sm_" ), "device name '%s'", s.device );
+    }
+#else
+    ck_assert_msg( h == NULL, "CUDA backend opened in a build without it" );
+    ck_assert_int_eq( err, CUDA_ME_ENOTBUILT );
+    ck_assert_msg( strstr( log.buf, "no CUDA backend" ), "unhelpful message: '%s'", log.buf );
+#endif
+    F.close( h );
 }
 END_TEST
 
@@ -406,7 +667,9 @@ Suite *checkasm_suite( void )
 #if HAVE_CUDA
     tcase_add_loop_test( tc, test_kernels, 0, sizeof(gcases)/sizeof(*gcases) );
 #endif
-    tcase_add_test( tc, test_backend_equal );
+    tcase_add_loop_test( tc, test_backend_equal, 0, sizeof(backend_threads)/sizeof(*backend_threads) );
+    tcase_add_test( tc, test_mv_range_thread_api );
+    tcase_add_test( tc, test_cuda_open_or_why );
     tcase_add_test( tc, test_cuda_device_choice );
     tcase_add_loop_test( tc, test_cuda_faults, 0, sizeof(gpu_faults)/sizeof(*gpu_faults) );
     suite_add_tcase( s, tc );

@@ -46,7 +46,7 @@ START_TEST( test_window_x264 )
                     int x1 = (cme_imin( 4*(16*(mb_w - x - 1) + 24), fmv - 1 ) >> 2) - 6;
                     int y0 = (cme_imax( 4*(-16*y - 24), -fmv ) >> 2) + 6;
                     int y1 = (cme_imin( 4*(16*(mb_h - y - 1) + 24), fmv - 1 ) >> 2) - 6;
-                    cme_window_t l = cme_get_window( x, y, mb_w, mb_h, 1 << 20, mvr[m], 0, 0 );
+                    cme_window_t l = cme_get_window( x, y, mb_w, mb_h, 1 << 20, mvr[m], 0, 0, 0 );
                     ck_assert( l.x_min == x0 && l.x_max == x1 && l.y_min == y0 && l.y_max == y1 );
                     ck_assert( x0 <= -18 && x1 >= 18 && y0 <= -18 && y1 >= 18 );
                     for( unsigned r = 0; r < sizeof(ranges)/sizeof(*ranges); r++ )
@@ -55,7 +55,7 @@ START_TEST( test_window_x264 )
                             const int R = ranges[r];
                             int cx = k ? (int)(test_rand( &rng ) % 601) - 300 : 0;
                             int cy = k ? (int)(test_rand( &rng ) % 601) - 300 : 0;
-                            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, R, mvr[m], cx, cy );
+                            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, R, mvr[m], 0, cx, cy );
                             ck_assert_int_eq( w.x_max - w.x_min + 1, cme_imin( 2*R + 1, x1 - x0 + 1 ) );
                             ck_assert_int_eq( w.y_max - w.y_min + 1, cme_imin( 2*R + 1, y1 - y0 + 1 ) );
                             ck_assert( w.x_min >= x0 && w.x_max <= x1 && w.y_min >= y0 && w.y_max <= y1 );
@@ -192,7 +192,7 @@ START_TEST( test_cref_oracle )
     cuda_me_result_t *got = malloc( mb_w * mb_h * c->parts * sizeof(*got) );
     cuda_me_result_t *want = malloc( mb_w * mb_h * c->parts * sizeof(*want) );
     memset( got, CANARY_BYTE, mb_w * mb_h * c->parts * sizeof(*got) );
-    cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, mvc, centre, c->parts, got );
+    cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, 0, mvc, centre, c->parts, got );
     for( int y = 0; y < mb_h; y++ )
         for( int x = 0; x < mb_w; x++ )
             oracle_mb( &cur, &ref, x, y, c->range, c->mv_range, mvc, centre, c->parts, want + (y * mb_w + x) * c->parts );
@@ -208,7 +208,7 @@ START_TEST( test_cref_oracle )
             for( int x = 0; x < mb_w; x++ )
             {
                 const int16_t *cc = centre ? centre + 2 * (y * mb_w + x) : NULL;
-                cme_window_t w = cme_get_window( x, y, mb_w, mb_h, c->range, c->mv_range, cc ? cc[0] : 0, cc ? cc[1] : 0 );
+                cme_window_t w = cme_get_window( x, y, mb_w, mb_h, c->range, c->mv_range, 0, cc ? cc[0] : 0, cc ? cc[1] : 0 );
                 const cuda_me_result_t *r = got + (y * mb_w + x) * c->parts;
                 for( int p = 0; p < c->parts; p++ )
                     if( !c->cost )
@@ -239,7 +239,7 @@ START_TEST( test_cref_real )
     test_mv_cost( mv_cost, range );
     cuda_me_result_t *got = malloc( mb_w * mb_h * parts * sizeof(*got) );
     cuda_me_result_t want[41];
-    cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, range, 512, mv_cost, NULL, parts, got );
+    cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, range, 512, 0, mv_cost, NULL, parts, got );
     static const int mbs[][2] = { {0,0}, {1,0}, {21,0}, {0,1}, {10,9}, {21,9}, {0,17}, {11,17}, {21,17} };
     for( unsigned i = 0; i < sizeof(mbs)/sizeof(*mbs); i++ )
     {
@@ -312,12 +312,12 @@ START_TEST( test_api_lifecycle )
     ck_assert_ptr_nonnull( r );
     ck_assert_ptr_eq( F.get( h, 12, 10 ), r );                                      /* stable */
     cuda_me_result_t want[12 * 41];
-    cme_search_c( f[2].p, f[2].stride, f[0].p, f[0].stride, 4, 3, 8, 512, p.mv_cost, NULL, 41, want );
+    cme_search_c( f[2].p, f[2].stride, f[0].p, f[0].stride, 4, 3, 8, 512, 0, p.mv_cost, NULL, 41, want );
     ck_assert( !memcmp( r, want, sizeof(want) ) );
 
     /* the copy was taken at put: changing the caller's plane changes nothing */
     memset( f[1].buf, 0, f[1].stride * (48 + 2*CME_PAD) );
-    cme_search_c( f[2].p, f[2].stride, f[1].p, f[1].stride, 4, 3, 8, 512, p.mv_cost, NULL, 41, want );
+    cme_search_c( f[2].p, f[2].stride, f[1].p, f[1].stride, 4, 3, 8, 512, 0, p.mv_cost, NULL, 41, want );
     ck_assert( memcmp( F.get( h, 12, 11 ), want, sizeof(want) ) );
 
     F.done( h, 12 );
@@ -360,7 +360,7 @@ START_TEST( test_api_job_params )
     cuda_me_job_t job = { centre, cost };
     ck_assert_int_eq( F.submit( h, 1, 0, &job ), 0 );
     cuda_me_result_t want[24 * 41];
-    cme_search_c( b.p, b.stride, a.p, a.stride, 6, 4, 12, 512, cost, centre, 41, want );
+    cme_search_c( b.p, b.stride, a.p, a.stride, 6, 4, 12, 512, 0, cost, centre, 41, want );
     memset( centre, 0, 24 * 4 );
     memset( cost, 0, sizeof(cost) );
     const cuda_me_result_t *r = F.get( h, 1, 0 );

@@ -1,6 +1,11 @@
 /*****************************************************************************
  * me_cuda_paper.cu: the paper's three kernels, unfused (dev version)
  *****************************************************************************
+ * The paper: 章剑 (Zhang Jian), 仰枫帆 (Yang Fengfan),
+ *   "一种基于异构系统的H.264/AVC运动估计算法" (an H.264/AVC motion
+ *   estimation algorithm on a heterogeneous system), 电子科技 (Electronic
+ *   Science and Technology), 2012.
+ *
  * Kept apart from the mainline kernel (../me_cuda.cu) as the reference point
  * of its fusions: the benchmark times both, the tests check both against the
  * C reference.  Not linked into libcuda_me.a.
@@ -22,6 +27,7 @@
 #include "spec.h"
 #include "kernels.h"
 #include "reduce.cuh"
+#include "window.cuh"
 
 #define PT 128   /* positions (threads) per block */
 
@@ -38,9 +44,8 @@ paper_sad_kernel( const cme_launch_t a, const paper_geom_t g, uint16_t *__restri
     extern __shared__ uint8_t s_win[];
     __shared__ uint8_t s_cur[16*16];
     const int t = threadIdx.x, mb = blockIdx.x;
-    const int mb_x = mb % a.i_mb_width, mb_y = mb / a.i_mb_width;
-    const cme_window_t w = cme_get_window( mb_x, mb_y, a.i_mb_width, a.i_mb_height, a.i_range, a.i_mv_range,
-                                           a.centre ? a.centre[2*mb] : 0, a.centre ? a.centre[2*mb+1] : 0 );
+    int mb_x, mb_y;
+    const cme_window_t w = cme_launch_window( a, mb, &mb_x, &mb_y );
     const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
     const int p0 = blockIdx.y * PT;
     if( p0 >= wx * wy )
@@ -77,9 +82,7 @@ paper_merge_kernel( const cme_launch_t a, const paper_geom_t g, const uint16_t *
 {
     __shared__ uint64_t s_key[NP][PT];
     const int t = threadIdx.x, mb = blockIdx.x;
-    const int mb_x = mb % a.i_mb_width, mb_y = mb / a.i_mb_width;
-    const cme_window_t w = cme_get_window( mb_x, mb_y, a.i_mb_width, a.i_mb_height, a.i_range, a.i_mv_range,
-                                           a.centre ? a.centre[2*mb] : 0, a.centre ? a.centre[2*mb+1] : 0 );
+    const cme_window_t w = cme_launch_window( a, mb, NULL, NULL );
     const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
     const int p = blockIdx.y * PT + t;
     uint64_t *bk = a.blk_keys + ((size_t)mb * g.nb + blockIdx.y) * NP;
@@ -111,13 +114,14 @@ paper_merge_kernel( const cme_launch_t a, const paper_geom_t g, const uint16_t *
         bk[q] = s_key[q][0];
 }
 
-static paper_geom_t paper_geom( int mb_w, int mb_h, int range, int mv_range )
+static paper_geom_t paper_geom( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread )
 {
     paper_geom_t g = { 0, 0, 0 };
     for( int x = 0; x < mb_w; x++ )
         for( int y = 0; y < mb_h; y++ )
         {
-            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, range, mv_range, 0, 0 );   /* same size for any centre */
+            /* same size for any centre */
+            cme_window_t w = cme_get_window( x, y, mb_w, mb_h, range, mv_range, mv_range_thread, 0, 0 );
             int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
             g.max_pos = cme_imax( g.max_pos, wx * wy );
             size_t smem = (size_t)((PT - 1) / wx + 2 + 16) * (wx + 15);
@@ -132,15 +136,16 @@ static size_t keys_bytes( const paper_geom_t *g, int mb_count, int np )
     return ((size_t)mb_count * g->nb * np * sizeof(uint64_t) + 255) & ~(size_t)255;
 }
 
-extern "C" size_t cme_cuda_paper_scratch_size( int mb_w, int mb_h, int range, int mv_range, int np )
+extern "C" size_t cme_cuda_paper_scratch_size( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread,
+                                               int np )
 {
-    paper_geom_t g = paper_geom( mb_w, mb_h, range, mv_range );
+    paper_geom_t g = paper_geom( mb_w, mb_h, range, mv_range, mv_range_thread );
     return keys_bytes( &g, mb_w * mb_h, np ) + (size_t)mb_w * mb_h * g.max_pos * 16 * sizeof(uint16_t);
 }
 
 extern "C" cudaError_t cme_cuda_search_paper( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks )
 {
-    paper_geom_t g = paper_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range );
+    paper_geom_t g = paper_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread );
     const int mb_count = l->i_mb_width * l->i_mb_height;
     uint16_t *sads = (uint16_t*)((uint8_t*)l->blk_keys + keys_bytes( &g, mb_count, l->i_parts ));
     const dim3 grid( mb_count, g.nb );
