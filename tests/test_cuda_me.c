@@ -25,6 +25,39 @@
 
 Suite *checkasm_suite( void );
 
+static cuda_me_function_t F;
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Fails unless g's guards are intact and all its results were written. */
+static void check_guards( const guarded_t *g, const char *what )
+{
+    const char *bad = guarded_check( g );
+    ck_assert_msg( !bad, "%s: %s", what, bad );
+}
+
+/* cme_search_c of cur against ref into g (allocated here: free it), its
+ * guards and its completeness checked. */
+static const cuda_me_result_t *search_c( guarded_t *g, const tframe_t *cur, const tframe_t *ref, int range, int mv_range,
+                                         const uint16_t *mv_cost, const int16_t *centre, int parts )
+{
+    const int mb_w = cur->w / 16, mb_h = cur->h / 16;
+    ck_assert( !guarded_alloc( g, (size_t)mb_w * mb_h * parts ) );
+    cme_search_c( cur->p, cur->stride, ref->p, ref->stride, mb_w, mb_h, range, mv_range, mv_cost, centre, parts, g->r );
+    char what[96];
+    snprintf( what, sizeof(what), "cme_search_c (%dx%d, range %d, mv_range %d, %d parts)", cur->w, cur->h, range, mv_range, parts );
+    check_guards( g, what );
+    return g->r;
+}
+
+/* Fails, naming the difference, unless got == want. */
+static void expect_results( const char *what, const cuda_me_result_t *want, const cuda_me_result_t *got,
+                            int mb_w, int mb_h, int parts )
+{
+    ck_assert_msg( !results_compare( what, want, got, mb_w, mb_h, parts, test_seed() ),
+                   "%s: results differ from the reference (map above)", what );
+}
+
 /* ---------------------------------------------------------------- spec */
 
 START_TEST( test_window_x264 )
@@ -189,16 +222,16 @@ START_TEST( test_cref_oracle )
     const uint16_t *mvc = c->cost ? mv_cost : NULL;
     int16_t *centre = test_centres( mb_w * mb_h, c->spread, &rng );
 
-    cuda_me_result_t *got = malloc( mb_w * mb_h * c->parts * sizeof(*got) );
-    cuda_me_result_t *want = malloc( mb_w * mb_h * c->parts * sizeof(*want) );
-    memset( got, CANARY_BYTE, mb_w * mb_h * c->parts * sizeof(*got) );
-    cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, mvc, centre, c->parts, got );
+    guarded_t g, o;
+    const cuda_me_result_t *got = search_c( &g, &cur, &ref, c->range, c->mv_range, mvc, centre, c->parts );
+    ck_assert( !guarded_alloc( &o, (size_t)mb_w * mb_h * c->parts ) );
     for( int y = 0; y < mb_h; y++ )
         for( int x = 0; x < mb_w; x++ )
-            oracle_mb( &cur, &ref, x, y, c->range, c->mv_range, mvc, centre, c->parts, want + (y * mb_w + x) * c->parts );
+            oracle_mb( &cur, &ref, x, y, c->range, c->mv_range, mvc, centre, c->parts, o.r + (y * mb_w + x) * c->parts );
+    check_guards( &o, "oracle" );
     char name[96];
     snprintf( name, sizeof(name), "cref case %d (%dx%d range %d parts %d)", _i, c->w, c->h, c->range, c->parts );
-    ck_assert_msg( !results_compare( name, want, got, mb_w, mb_h, c->parts, test_seed() ), "%s differs from the oracle", name );
+    expect_results( name, o.r, got, mb_w, mb_h, c->parts );
 
     if( c->pattern == PAT_FLAT )
     {
@@ -218,8 +251,8 @@ START_TEST( test_cref_oracle )
             }
     }
     free( centre );
-    free( got );
-    free( want );
+    guarded_free( &g );
+    guarded_free( &o );
     tframe_free( &cur );
     tframe_free( &ref );
 }
@@ -234,29 +267,31 @@ START_TEST( test_cref_real )
     tframe_t cur, ref;
     if( tframe_read_y4m( &ref, path, 4 ) || tframe_read_y4m( &cur, path, 5 ) )
         ck_abort_msg( "cannot read %s (run tests/run.sh, which decodes the clips)", path );
-    const int mb_w = cur.w / 16, mb_h = cur.h / 16, parts = 41, range = 16;
+    const int mb_w = cur.w / 16, parts = 41, range = 16;
     uint16_t mv_cost[MV_COST_SIZE];
     test_mv_cost( mv_cost, range );
-    cuda_me_result_t *got = malloc( mb_w * mb_h * parts * sizeof(*got) );
-    cuda_me_result_t want[41];
-    cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, range, 512, mv_cost, NULL, parts, got );
+    guarded_t g, o;
+    const cuda_me_result_t *got = search_c( &g, &cur, &ref, range, 512, mv_cost, NULL, parts );
+    ck_assert( !guarded_alloc( &o, parts ) );
     static const int mbs[][2] = { {0,0}, {1,0}, {21,0}, {0,1}, {10,9}, {21,9}, {0,17}, {11,17}, {21,17} };
     for( unsigned i = 0; i < sizeof(mbs)/sizeof(*mbs); i++ )
     {
         int x = mbs[i][0], y = mbs[i][1];
-        oracle_mb( &cur, &ref, x, y, range, 512, mv_cost, NULL, parts, want );
-        ck_assert_msg( !memcmp( want, got + (y * mb_w + x) * parts, sizeof(want) ),
-                       "real frame: mb (%d,%d) differs from the oracle", x, y );
+        char what[64];
+        snprintf( what, sizeof(what), "real frame: mb (%d,%d)", x, y );
+        guarded_reset( &o );
+        oracle_mb( &cur, &ref, x, y, range, 512, mv_cost, NULL, parts, o.r );
+        check_guards( &o, what );
+        expect_results( what, o.r, got + (y * mb_w + x) * parts, 1, 1, parts );
     }
-    free( got );
+    guarded_free( &g );
+    guarded_free( &o );
     tframe_free( &cur );
     tframe_free( &ref );
 }
 END_TEST
 
 /* ---------------------------------------------------------------- api */
-
-static cuda_me_function_t F;
 
 static cuda_me_param_t api_param( int w, int h, int range, int backend )
 {
@@ -311,14 +346,20 @@ START_TEST( test_api_lifecycle )
     const cuda_me_result_t *r = F.get( h, 12, 10 );
     ck_assert_ptr_nonnull( r );
     ck_assert_ptr_eq( F.get( h, 12, 10 ), r );                                      /* stable */
-    cuda_me_result_t want[12 * 41];
-    cme_search_c( f[2].p, f[2].stride, f[0].p, f[0].stride, 4, 3, 8, 512, p.mv_cost, NULL, 41, want );
-    ck_assert( !memcmp( r, want, sizeof(want) ) );
+    guarded_t want, before, after;
+    expect_results( "get( 12, 10 )", search_c( &want, &f[2], &f[0], 8, 512, p.mv_cost, NULL, 41 ), r, 4, 3, 41 );
 
     /* the copy was taken at put: changing the caller's plane changes nothing */
+    search_c( &before, &f[2], &f[1], 8, 512, p.mv_cost, NULL, 41 );
     memset( f[1].buf, 0, f[1].stride * (48 + 2*CME_PAD) );
-    cme_search_c( f[2].p, f[2].stride, f[1].p, f[1].stride, 4, 3, 8, 512, p.mv_cost, NULL, 41, want );
-    ck_assert( memcmp( F.get( h, 12, 11 ), want, sizeof(want) ) );
+    search_c( &after, &f[2], &f[1], 8, 512, p.mv_cost, NULL, 41 );
+    ck_assert_msg( memcmp( before.r, after.r, 12 * 41 * sizeof(*after.r) ), "clearing the plane changes no result" );
+    r = F.get( h, 12, 11 );
+    ck_assert_ptr_nonnull( r );
+    expect_results( "get( 12, 11 ) after its reference plane was cleared", before.r, r, 4, 3, 41 );
+    guarded_free( &want );
+    guarded_free( &before );
+    guarded_free( &after );
 
     F.done( h, 12 );
     ck_assert_ptr_null( F.get( h, 12, 10 ) );
@@ -359,13 +400,17 @@ START_TEST( test_api_job_params )
     test_mv_cost_qp( cost, 12, 34 );
     cuda_me_job_t job = { centre, cost };
     ck_assert_int_eq( F.submit( h, 1, 0, &job ), 0 );
-    cuda_me_result_t want[24 * 41];
-    cme_search_c( b.p, b.stride, a.p, a.stride, 6, 4, 12, 512, cost, centre, 41, want );
+    guarded_t want, plain;
+    search_c( &want, &b, &a, 12, 512, cost, centre, 41 );
+    search_c( &plain, &b, &a, 12, 512, p.mv_cost, NULL, 41 );
+    ck_assert_msg( memcmp( want.r, plain.r, 24 * 41 * sizeof(*want.r) ), "the job's centres and costs change no result" );
     memset( centre, 0, 24 * 4 );
     memset( cost, 0, sizeof(cost) );
     const cuda_me_result_t *r = F.get( h, 1, 0 );
     ck_assert_ptr_nonnull( r );
-    ck_assert( !memcmp( r, want, sizeof(want) ) );
+    expect_results( "get with the job's centres and costs", want.r, r, 6, 4, 41 );
+    guarded_free( &want );
+    guarded_free( &plain );
     free( centre );
     F.close( h );
     tframe_free( &a );
