@@ -50,6 +50,16 @@ static const cuda_me_result_t *search_c( guarded_t *g, const tframe_t *cur, cons
     return g->r;
 }
 
+/* get(), failing the test with a clear message where it returns NULL. */
+#define get_ok( h, cur, ref ) get_ok_at( h, cur, ref, __LINE__ )
+static const cuda_me_result_t *get_ok_at( cuda_me_t *h, int i_cur, int i_ref, int line )
+{
+    const cuda_me_result_t *r = F.get( h, i_cur, i_ref );
+    ck_assert_msg( r, "line %d: get( %d, %d ) returned NULL (error() = %d: %s)", line, i_cur, i_ref,
+                   F.error( h ), cuda_me_strerror( F.error( h ) ) );
+    return r;
+}
+
 /* Fails, naming the difference, unless got == want. */
 static void expect_results( const char *what, const cuda_me_result_t *want, const cuda_me_result_t *got,
                             int mb_w, int mb_h, int parts )
@@ -343,8 +353,7 @@ START_TEST( test_api_lifecycle )
     ck_assert_int_eq( F.submit( h, 12, 12, NULL ), 1 );
 
     ck_assert_ptr_null( F.get( h, 11, 12 ) );                                       /* never submitted */
-    const cuda_me_result_t *r = F.get( h, 12, 10 );
-    ck_assert_ptr_nonnull( r );
+    const cuda_me_result_t *r = get_ok( h, 12, 10 );
     ck_assert_ptr_eq( F.get( h, 12, 10 ), r );                                      /* stable */
     guarded_t want, before, after;
     expect_results( "get( 12, 10 )", search_c( &want, &f[2], &f[0], 8, 512, p.mv_cost, NULL, 41 ), r, 4, 3, 41 );
@@ -354,9 +363,7 @@ START_TEST( test_api_lifecycle )
     memset( f[1].buf, 0, f[1].stride * (48 + 2*CME_PAD) );
     search_c( &after, &f[2], &f[1], 8, 512, p.mv_cost, NULL, 41 );
     ck_assert_msg( memcmp( before.r, after.r, 12 * 41 * sizeof(*after.r) ), "clearing the plane changes no result" );
-    r = F.get( h, 12, 11 );
-    ck_assert_ptr_nonnull( r );
-    expect_results( "get( 12, 11 ) after its reference plane was cleared", before.r, r, 4, 3, 41 );
+    expect_results( "get( 12, 11 ) after its reference plane was cleared", before.r, get_ok( h, 12, 11 ), 4, 3, 41 );
     guarded_free( &want );
     guarded_free( &before );
     guarded_free( &after );
@@ -406,9 +413,7 @@ START_TEST( test_api_job_params )
     ck_assert_msg( memcmp( want.r, plain.r, 24 * 41 * sizeof(*want.r) ), "the job's centres and costs change no result" );
     memset( centre, 0, 24 * 4 );
     memset( cost, 0, sizeof(cost) );
-    const cuda_me_result_t *r = F.get( h, 1, 0 );
-    ck_assert_ptr_nonnull( r );
-    expect_results( "get with the job's centres and costs", want.r, r, 6, 4, 41 );
+    expect_results( "get with the job's centres and costs", want.r, get_ok( h, 1, 0 ), 6, 4, 41 );
     guarded_free( &want );
     guarded_free( &plain );
     free( centre );
@@ -460,7 +465,7 @@ START_TEST( test_api_steady_memory )
         for( int r = 1; r <= 2 && r <= i; r++ )
         {
             ck_assert_int_eq( F.submit( h, i, i - r, NULL ), 0 );
-            ck_assert_ptr_nonnull( F.get( h, i, i - r ) );
+            get_ok( h, i, i - r );
         }
         if( i >= 3 )
             F.release_frame( h, i - 3 );
@@ -510,8 +515,14 @@ START_TEST( test_api_threads )
     for( int i = 0; i < 8; i++ )
         pthread_join( t[i], NULL );
     for( int i = 0; i < 8; i++ )
+    {
+        ck_assert_msg( g[i].r, "thread %d: get( 1, 0 ) returned NULL (error() = %d: %s)", i,
+                       F.error( h ), cuda_me_strerror( F.error( h ) ) );
         ck_assert_ptr_eq( g[i].r, g[0].r );
-    ck_assert_ptr_nonnull( g[0].r );
+    }
+    guarded_t want;
+    expect_results( "get( 1, 0 ) from 8 threads", search_c( &want, &b, &a, 16, 512, p.mv_cost, NULL, 41 ), g[0].r, 8, 6, 41 );
+    guarded_free( &want );
     cuda_me_stats_t s;
     F.stats( h, &s );
     ck_assert_int_eq( s.i_jobs_got, 1 );
@@ -521,16 +532,40 @@ START_TEST( test_api_threads )
 }
 END_TEST
 
-START_TEST( test_api_cuda_without_gpu )
+START_TEST( test_api_cuda_open )
 {
-    /* Asking for CUDA where there is none: a clear error, never a crash. */
-    if( cme_cuda_device_count() > 0 )
-        return;   /* covered by the gpu suite */
-    cuda_me_param_t p = api_param( 64, 48, 8, CUDA_ME_BACKEND_CUDA );
-    p.pf_log = quiet_log;
-    int err = 0;
-    ck_assert_ptr_null( F.open( &p, &err ) );
-    ck_assert( err == CUDA_ME_ENODEV || err == CUDA_ME_ENOTBUILT );
+    /* Asking for CUDA (or AUTO, which means CUDA): with a device it opens and
+     * runs CUDA; without one, the error says why (no device, or a build
+     * without the backend), never a crash. */
+    const int devices = cme_cuda_device_count(), built = cuda_me_have_cuda();
+    static const int backends[] = { CUDA_ME_BACKEND_CUDA, CUDA_ME_BACKEND_AUTO };
+    for( unsigned i = 0; i < sizeof(backends)/sizeof(*backends); i++ )
+    {
+        const char *name = cuda_me_backend_name( backends[i] );
+        cuda_me_param_t p = api_param( 64, 48, 8, backends[i] );
+        p.pf_log = quiet_log;
+        int err = 1;
+        cuda_me_t *h = F.open( &p, &err );
+        if( devices > 0 && built )
+        {
+            ck_assert_msg( h, "backend %s: open failed with %d (%s) although %d CUDA device(s) were found",
+                           name, err, cuda_me_strerror( err ), devices );
+            ck_assert_int_eq( err, 0 );
+            cuda_me_stats_t s;
+            F.stats( h, &s );
+            ck_assert_msg( s.i_backend == CUDA_ME_BACKEND_CUDA, "backend %s: stats say backend %d (%s) ran",
+                           name, s.i_backend, cuda_me_backend_name( s.i_backend ) );
+            F.close( h );
+        }
+        else
+        {
+            const int want = built ? CUDA_ME_ENODEV : CUDA_ME_ENOTBUILT;
+            ck_assert_msg( !h, "backend %s: open succeeded without a CUDA device (%s)", name,
+                           built ? "none found" : "backend not built" );
+            ck_assert_msg( err == want, "backend %s without a CUDA device: error %d (%s), want %d (%s)", name,
+                           err, cuda_me_strerror( err ), want, cuda_me_strerror( want ) );
+        }
+    }
 }
 END_TEST
 
@@ -609,7 +644,7 @@ static Suite *cuda_me_suite( void )
     tcase_add_test( tc, test_api_bad_params );
     tcase_add_test( tc, test_api_steady_memory );
     tcase_add_test( tc, test_api_threads );
-    tcase_add_test( tc, test_api_cuda_without_gpu );
+    tcase_add_test( tc, test_api_cuda_open );
     suite_add_tcase( s, tc );
 
     tc = tcase_create( "fault" );
