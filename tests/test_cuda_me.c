@@ -303,19 +303,14 @@ END_TEST
 
 /* ---------------------------------------------------------------- api */
 
+/* Parameters of the API tests: all 41 partitions, x264's MV costs at QP 12
+ * (in a static array: valid until the next call). */
 static cuda_me_param_t api_param( int w, int h, int range, int backend )
 {
     static uint16_t cost[MV_COST_SIZE];
     test_mv_cost( cost, range );
-    cuda_me_param_t p = { 0 };
-    p.i_width = w;
-    p.i_height = h;
-    p.i_range = range;
-    p.i_mv_range = 512;
-    p.i_parts = CUDA_ME_NPART;
-    p.mv_cost = cost;
-    p.i_backend = backend;
-    return p;
+    return (cuda_me_param_t){ .i_width = w, .i_height = h, .i_range = range, .i_mv_range = 512,
+                              .i_parts = CUDA_ME_NPART, .mv_cost = cost, .i_backend = backend };
 }
 
 static void quiet_log( void *opaque, int level, const char *fmt, va_list ap )
@@ -323,25 +318,69 @@ static void quiet_log( void *opaque, int level, const char *fmt, va_list ap )
     (void)opaque; (void)level; (void)fmt; (void)ap;
 }
 
+/* n frames of w x h: the first random, each next the one before moved by
+ * (dx, dy) plus noise. */
+static void frames_make( tframe_t *f, int n, int w, int h, uint32_t *rng, int dx, int dy )
+{
+    for( int i = 0; i < n; i++ )
+    {
+        ck_assert( !tframe_alloc( &f[i], w, h ) );
+        if( i )
+            tframe_fill( &f[i], PAT_SHIFTED, rng, &f[i-1], dx, dy );
+        else
+            tframe_fill( &f[i], PAT_RANDOM, rng, NULL, 0, 0 );
+    }
+}
+
+static void frames_free( tframe_t *f, int n )
+{
+    for( int i = 0; i < n; i++ )
+        tframe_free( &f[i] );
+}
+
+/* The set-up the API tests share: an open handle with frames put. */
+typedef struct
+{
+    cuda_me_param_t p;
+    cuda_me_t *h;
+    int n;
+    tframe_t f[6];       /* f[i] is frame first + i */
+} fixture_t;
+
+/* Opens p's backend and puts n frames (frames_make) numbered first,
+ * first + 1, ...; fails the test if any of it fails. */
+static void fixture_open( fixture_t *x, const cuda_me_param_t *p, int n, int first, uint32_t *rng, int dx, int dy )
+{
+    ck_assert( n <= (int)(sizeof(x->f)/sizeof(*x->f)) );
+    x->p = *p;
+    x->n = n;
+    int err = 1;
+    x->h = F.open( p, &err );
+    ck_assert_msg( x->h, "open of backend %s failed: %d (%s)", cuda_me_backend_name( p->i_backend ), err, cuda_me_strerror( err ) );
+    ck_assert_int_eq( err, 0 );
+    frames_make( x->f, n, p->i_width, p->i_height, rng, dx, dy );
+    for( int i = 0; i < n; i++ )
+    {
+        int ret = F.put_frame( x->h, first + i, x->f[i].p, x->f[i].stride );
+        ck_assert_msg( ret == 0, "put_frame( %d ) failed: %d (%s)", first + i, ret, cuda_me_strerror( ret ) );
+    }
+}
+
+static void fixture_close( fixture_t *x )
+{
+    F.close( x->h );
+    frames_free( x->f, x->n );
+}
+
 START_TEST( test_api_lifecycle )
 {
     uint32_t rng = test_seed() + 5;
     cuda_me_param_t p = api_param( 64, 48, 8, CUDA_ME_BACKEND_C );
     p.pf_log = quiet_log;
-    int err = 1;
-    cuda_me_t *h = F.open( &p, &err );
-    ck_assert_ptr_nonnull( h );
-    ck_assert_int_eq( err, 0 );
-    tframe_t f[5];
-    for( int i = 0; i < 5; i++ )
-    {
-        tframe_alloc( &f[i], 64, 48 );
-        if( i )
-            tframe_fill( &f[i], PAT_SHIFTED, &rng, &f[i-1], 2, -1 );
-        else
-            tframe_fill( &f[i], PAT_RANDOM, &rng, NULL, 0, 0 );
-        ck_assert_int_eq( F.put_frame( h, 10 + i, f[i].p, f[i].stride ), 0 );
-    }
+    fixture_t x;
+    fixture_open( &x, &p, 5, 10, &rng, 2, -1 );
+    cuda_me_t *h = x.h;
+    tframe_t *f = x.f;
     ck_assert_int_eq( F.put_frame( h, 10, f[0].p, f[0].stride ), CUDA_ME_EINVAL );   /* put twice */
     ck_assert_int_eq( F.error( h ), 0 );                                            /* not sticky */
     ck_assert_int_eq( F.submit( h, 11, 10, NULL ), 0 );
@@ -383,9 +422,7 @@ START_TEST( test_api_lifecycle )
     F.stats( h, &s );
     ck_assert_int_eq( s.i_frames, 6 );
     ck_assert_int_eq( s.i_backend, CUDA_ME_BACKEND_C );
-    F.close( h );
-    for( int i = 0; i < 5; i++ )
-        tframe_free( &f[i] );
+    fixture_close( &x );
 }
 END_TEST
 
@@ -394,22 +431,17 @@ START_TEST( test_api_job_params )
     /* per-search centres and MV costs reach the search, and are copied */
     uint32_t rng = test_seed() + 17;
     cuda_me_param_t p = api_param( 96, 64, 12, CUDA_ME_BACKEND_C );
-    cuda_me_t *h = F.open( &p, NULL );
-    tframe_t a, b;
-    tframe_alloc( &a, 96, 64 );
-    tframe_alloc( &b, 96, 64 );
-    tframe_fill( &a, PAT_RANDOM, &rng, NULL, 0, 0 );
-    tframe_fill( &b, PAT_SHIFTED, &rng, &a, 9, -7 );
-    F.put_frame( h, 0, a.p, a.stride );
-    F.put_frame( h, 1, b.p, b.stride );
+    fixture_t x;
+    fixture_open( &x, &p, 2, 0, &rng, 9, -7 );
+    cuda_me_t *h = x.h;
     int16_t *centre = test_centres( 24, 40, &rng );
     uint16_t cost[MV_COST_SIZE];
     test_mv_cost_qp( cost, 12, 34 );
-    cuda_me_job_t job = { centre, cost };
+    cuda_me_job_t job = { .centre = centre, .mv_cost = cost };
     ck_assert_int_eq( F.submit( h, 1, 0, &job ), 0 );
     guarded_t want, plain;
-    search_c( &want, &b, &a, 12, 512, cost, centre, 41 );
-    search_c( &plain, &b, &a, 12, 512, p.mv_cost, NULL, 41 );
+    search_c( &want, &x.f[1], &x.f[0], 12, 512, cost, centre, 41 );
+    search_c( &plain, &x.f[1], &x.f[0], 12, 512, p.mv_cost, NULL, 41 );
     ck_assert_msg( memcmp( want.r, plain.r, 24 * 41 * sizeof(*want.r) ), "the job's centres and costs change no result" );
     memset( centre, 0, 24 * 4 );
     memset( cost, 0, sizeof(cost) );
@@ -417,9 +449,7 @@ START_TEST( test_api_job_params )
     guarded_free( &want );
     guarded_free( &plain );
     free( centre );
-    F.close( h );
-    tframe_free( &a );
-    tframe_free( &b );
+    fixture_close( &x );
 }
 END_TEST
 
@@ -432,14 +462,13 @@ START_TEST( test_api_bad_params )
     };
     for( unsigned i = 0; i < sizeof(bad)/sizeof(*bad); i++ )
     {
-        cuda_me_param_t p = api_param( bad[i][0], bad[i][1], bad[i][2] <= 128 ? bad[i][2] : 16, CUDA_ME_BACKEND_C );
-        p.i_range = bad[i][2];
-        p.i_mv_range = bad[i][3];
-        p.i_parts = bad[i][4];
-        p.mv_cost = NULL;
-        p.pf_log = quiet_log;
+        cuda_me_param_t p = { .i_width = bad[i][0], .i_height = bad[i][1], .i_range = bad[i][2],
+                              .i_mv_range = bad[i][3], .i_parts = bad[i][4], .i_backend = CUDA_ME_BACKEND_C,
+                              .pf_log = quiet_log };
         int err = 0;
-        ck_assert_ptr_null( F.open( &p, &err ) );
+        cuda_me_t *h = F.open( &p, &err );
+        ck_assert_msg( !h, "bad parameters %u (%dx%d, range %d, mv_range %d, %d parts) accepted", i,
+                       bad[i][0], bad[i][1], bad[i][2], bad[i][3], bad[i][4] );
         ck_assert_int_eq( err, CUDA_ME_EINVAL );
     }
     cuda_me_function_t g;
@@ -496,21 +525,16 @@ START_TEST( test_api_threads )
     /* many consumers of one pending job: one search, one answer */
     uint32_t rng = test_seed() + 11;
     cuda_me_param_t p = api_param( 128, 96, 16, CUDA_ME_BACKEND_C );
-    cuda_me_t *h = F.open( &p, NULL );
-    tframe_t a, b;
-    tframe_alloc( &a, 128, 96 );
-    tframe_alloc( &b, 128, 96 );
-    tframe_fill( &a, PAT_RANDOM, &rng, NULL, 0, 0 );
-    tframe_fill( &b, PAT_SHIFTED, &rng, &a, 3, 1 );
-    F.put_frame( h, 0, a.p, a.stride );
-    F.put_frame( h, 1, b.p, b.stride );
-    F.submit( h, 1, 0, NULL );
+    fixture_t x;
+    fixture_open( &x, &p, 2, 0, &rng, 3, 1 );
+    cuda_me_t *h = x.h;
+    ck_assert_int_eq( F.submit( h, 1, 0, NULL ), 0 );
     pthread_t t[8];
     getter_t g[8];
     for( int i = 0; i < 8; i++ )
     {
         g[i].h = h;
-        pthread_create( &t[i], NULL, getter, &g[i] );
+        ck_assert_int_eq( pthread_create( &t[i], NULL, getter, &g[i] ), 0 );
     }
     for( int i = 0; i < 8; i++ )
         pthread_join( t[i], NULL );
@@ -521,14 +545,12 @@ START_TEST( test_api_threads )
         ck_assert_ptr_eq( g[i].r, g[0].r );
     }
     guarded_t want;
-    expect_results( "get( 1, 0 ) from 8 threads", search_c( &want, &b, &a, 16, 512, p.mv_cost, NULL, 41 ), g[0].r, 8, 6, 41 );
+    expect_results( "get( 1, 0 ) from 8 threads", search_c( &want, &x.f[1], &x.f[0], 16, 512, p.mv_cost, NULL, 41 ), g[0].r, 8, 6, 41 );
     guarded_free( &want );
     cuda_me_stats_t s;
     F.stats( h, &s );
     ck_assert_int_eq( s.i_jobs_got, 1 );
-    F.close( h );
-    tframe_free( &a );
-    tframe_free( &b );
+    fixture_close( &x );
 }
 END_TEST
 
