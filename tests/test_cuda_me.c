@@ -8,7 +8,8 @@
  *           ranges 4..128, sizes that are not multiples of 16
  *   api     the hook table on the C backend: lifetimes, misuse, threads,
  *           memory that stops growing
- *   fault   injected allocation, launch and copy failures (C backend)
+ *   fault   injected allocation, launch, copy and device failures, each
+ *           at its call: C backend always, CUDA with a device (else SKIP)
  *   gpu     checkasm_me.c: the CUDA kernels and backend against the C
  *           reference (skipped loudly without a GPU)
  * CUDA_ME_SEED repeats a run; CK_RUN_SUITE / CK_RUN_CASE select tests.
@@ -593,52 +594,155 @@ END_TEST
 
 /* ---------------------------------------------------------------- fault */
 
-static const struct { const char *spec; int at; } faults[] =
+/* The calls of the fault test, numbered in the order they are made: open is
+ * call 0; then for each frame i = 0 .. FAULT_FRAMES-1, put(i) and, for i > 0,
+ * submit(i, i-1) and get(i, i-1), after which release(i-1) and done(i-1)
+ * (they return nothing), so that frame and job slots are recycled from
+ * frame 3 on. */
+#define FAULT_FRAMES   6
+#define AT_OPEN        0
+#define AT_PUT( i )    ((i) ? 3*(i) - 1 : 1)
+#define AT_SUBMIT( i ) (3*(i))
+#define AT_GET( i )    (3*(i) + 1)
+
+static const struct
 {
-    { "alloc:1",  0 },   /* open: the MV cost copy */
-    { "alloc:2",  1 },   /* the first frame slot */
-    { "alloc:4",  3 },   /* a job's results */
-    { "copy:2",   2 },   /* the second frame's copy */
-    { "launch:1", 4 },   /* the first search */
+    int backend;
+    const char *spec;    /* CUDA_ME_FAULT */
+    int at;              /* the call that does the failing operation */
+    int err;             /* the sticky error it must leave */
+} faults[] =
+{
+    /* C backend: every call does its work at once, so the fault shows at
+     * call `at`.  Allocations: open's MV costs, then a frame slot per put and
+     * a job slot per submit until slots are recycled; a copy per put; a
+     * search per get. */
+    { CUDA_ME_BACKEND_C, "alloc:1",  AT_OPEN,      CUDA_ME_ENOMEM },    /* open: the MV cost copy */
+    { CUDA_ME_BACKEND_C, "alloc:2",  AT_PUT( 0 ),    CUDA_ME_ENOMEM },  /* the first frame slot */
+    { CUDA_ME_BACKEND_C, "alloc:4",  AT_SUBMIT( 1 ), CUDA_ME_ENOMEM },  /* the first job's results */
+    { CUDA_ME_BACKEND_C, "copy:2",   AT_PUT( 1 ),    CUDA_ME_EDEVICE }, /* the second frame's copy */
+    { CUDA_ME_BACKEND_C, "copy:4",   AT_PUT( 3 ),    CUDA_ME_EDEVICE }, /* a copy into a recycled slot */
+    { CUDA_ME_BACKEND_C, "launch:1", AT_GET( 1 ),    CUDA_ME_EDEVICE }, /* the first search */
+    { CUDA_ME_BACKEND_C, "launch:3", AT_GET( 3 ),    CUDA_ME_EDEVICE }, /* a search in a recycled job */
+    /* CUDA backend (needs a device): open and the allocations of put and
+     * submit are synchronous; uploads (a copy, then the pad kernel: a launch)
+     * and searches (a launch, then the results' copy) run on the backend's
+     * thread in the order queued, so their fault may show at any call from
+     * `at` on, and must by the next get().  Counts from cuda.c: open makes
+     * 13 allocations (api.c's MV cost copy, CME_STREAMS = 2 x 4 device
+     * buffers, CME_STAGES = 3 pinned staging buffers, the device MV costs) and
+     * 1 copy (the MV costs). */
+    { CUDA_ME_BACKEND_CUDA, "device:1", AT_OPEN,        CUDA_ME_ENODEV },
+    { CUDA_ME_BACKEND_CUDA, "alloc:1",  AT_OPEN,        CUDA_ME_ENOMEM },  /* api.c's MV cost copy */
+    { CUDA_ME_BACKEND_CUDA, "alloc:2",  AT_OPEN,        CUDA_ME_ENOMEM },  /* the first device buffer */
+    { CUDA_ME_BACKEND_CUDA, "alloc:10", AT_OPEN,        CUDA_ME_ENOMEM },  /* the first staging buffer */
+    { CUDA_ME_BACKEND_CUDA, "copy:1",   AT_OPEN,        CUDA_ME_EDEVICE }, /* the MV costs' upload */
+    { CUDA_ME_BACKEND_CUDA, "alloc:14", AT_PUT( 0 ),    CUDA_ME_ENOMEM },  /* the first device frame */
+    { CUDA_ME_BACKEND_CUDA, "alloc:16", AT_SUBMIT( 1 ), CUDA_ME_ENOMEM },  /* the first job's results */
+    { CUDA_ME_BACKEND_CUDA, "copy:2",   AT_PUT( 0 ),    CUDA_ME_EDEVICE }, /* frame 0's upload */
+    { CUDA_ME_BACKEND_CUDA, "launch:1", AT_PUT( 0 ),    CUDA_ME_EDEVICE }, /* frame 0's pad kernel */
+    { CUDA_ME_BACKEND_CUDA, "copy:3",   AT_PUT( 1 ),    CUDA_ME_EDEVICE }, /* frame 1's upload */
+    { CUDA_ME_BACKEND_CUDA, "launch:3", AT_SUBMIT( 1 ), CUDA_ME_EDEVICE }, /* the first search */
+    { CUDA_ME_BACKEND_CUDA, "copy:4",   AT_SUBMIT( 1 ), CUDA_ME_EDEVICE }, /* its results' download */
+    { CUDA_ME_BACKEND_CUDA, "launch:6", AT_PUT( 3 ),    CUDA_ME_EDEVICE }, /* the pad of a recycled frame */
+    { CUDA_ME_BACKEND_CUDA, "launch:7", AT_SUBMIT( 3 ), CUDA_ME_EDEVICE }, /* a search in a recycled job */
 };
 
-START_TEST( test_fault_c )
+typedef struct
 {
-    /* Each fault: the failing call reports it, the error is sticky, no
-     * result is ever returned after it, and closing frees everything. */
-    setenv( "CUDA_ME_FAULT", faults[_i].spec, 1 );
+    const char *name;
+    int at, b_async;
+    int call;            /* the next call's number */
+    int failed;          /* the first call that failed, or -1 */
+} fault_run_t;
+
+/* Books call fr->call, which succeeded or not: every call before `at`
+ * succeeds; `at` fails (or, on an asynchronous backend, at the latest the
+ * first get() from `at` on; open is always synchronous); once a call has
+ * failed, every later one fails too (the error is sticky). */
+static void fault_call( fault_run_t *fr, int ok, int b_sync, const char *what )
+{
+    const int n = fr->call++;
+    if( fr->failed >= 0 )
+        ck_assert_msg( !ok, "%s: call %d, %s, succeeded after call %d failed", fr->name, n, what, fr->failed );
+    else if( n < fr->at )
+        ck_assert_msg( ok, "%s: call %d, %s, failed: before the fault's call %d", fr->name, n, what, fr->at );
+    else if( !fr->b_async || b_sync )
+        ck_assert_msg( !ok, "%s: call %d, %s, succeeded: the fault (at call %d) is not reported", fr->name, n, what, fr->at );
+    if( !ok && fr->failed < 0 )
+        fr->failed = n;
+}
+
+START_TEST( test_fault )
+{
+    /* Each fault: it shows at its call, calls before it succeed (with the
+     * right results), every call after it fails with the same sticky error,
+     * and closing frees everything. */
+    const int backend = faults[_i].backend, want = faults[_i].err;
+    char name[64];
+    snprintf( name, sizeof(name), "fault %s, backend %s", faults[_i].spec, cuda_me_backend_name( backend ) );
+    if( backend == CUDA_ME_BACKEND_CUDA )
+    {
+        int gpu = test_have_gpu( name );
+        ck_assert_msg( gpu >= 0, "%s: CUDA_ME_REQUIRE_GPU is set, but there is no usable CUDA device", name );
+        if( !gpu )
+            return;
+    }
+    /* on CUDA only uploads and searches (copies and launches after open) run
+     * asynchronously; allocations are made by the calling thread */
+    const char *spec = faults[_i].spec;
+    fault_run_t fr = { .name = name, .at = faults[_i].at, .failed = -1,
+                       .b_async = backend == CUDA_ME_BACKEND_CUDA && (!strncmp( spec, "copy", 4 ) || !strncmp( spec, "launch", 6 )) };
     uint32_t rng = test_seed() + 3;
-    cuda_me_param_t p = api_param( 48, 32, 4, CUDA_ME_BACKEND_C );
+    tframe_t f[FAULT_FRAMES];
+    frames_make( f, FAULT_FRAMES, 48, 32, &rng, 2, 1 );
+    cuda_me_param_t p = api_param( 48, 32, 4, backend );
     p.pf_log = quiet_log;
-    int err = 0;
+    setenv( "CUDA_ME_FAULT", spec, 1 );
+    int err = 1;
     cuda_me_t *h = F.open( &p, &err );
     unsetenv( "CUDA_ME_FAULT" );
-    if( !faults[_i].at )
+    fault_call( &fr, h != NULL, 1, "open" );
+    if( !h )
     {
-        ck_assert_ptr_null( h );
-        ck_assert_int_eq( err, CUDA_ME_ENOMEM );
+        ck_assert_msg( err == want, "%s: open failed with %d (%s), want %d (%s)", name, err, cuda_me_strerror( err ),
+                       want, cuda_me_strerror( want ) );
+        frames_free( f, FAULT_FRAMES );
         return;
     }
-    ck_assert_ptr_nonnull( h );
-    tframe_t f;
-    tframe_alloc( &f, 48, 32 );
-    int failed = 0;
-    for( int i = 0; i < 4; i++ )
+    ck_assert_int_eq( err, 0 );
+    char what[64];
+    for( int i = 0; i < FAULT_FRAMES; i++ )
     {
-        tframe_fill( &f, PAT_RANDOM, &rng, NULL, 0, 0 );
-        failed |= F.put_frame( h, i, f.p, f.stride ) < 0;
-        if( i )
+        snprintf( what, sizeof(what), "put( %d )", i );
+        int ret = F.put_frame( h, i, f[i].p, f[i].stride );
+        ck_assert_msg( ret == 0 || ret == want, "%s: %s gave %d (%s)", name, what, ret, cuda_me_strerror( ret ) );
+        fault_call( &fr, !ret, 0, what );
+        if( !i )
+            continue;
+        snprintf( what, sizeof(what), "submit( %d, %d )", i, i - 1 );
+        ret = F.submit( h, i, i - 1, NULL );
+        ck_assert_msg( ret == 0 || ret == want, "%s: %s gave %d (%s)", name, what, ret, cuda_me_strerror( ret ) );
+        fault_call( &fr, !ret, 0, what );
+        snprintf( what, sizeof(what), "get( %d, %d )", i, i - 1 );
+        const cuda_me_result_t *r = F.get( h, i, i - 1 );
+        fault_call( &fr, r != NULL, 1, what );
+        if( r )
         {
-            failed |= F.submit( h, i, i - 1, NULL ) < 0;
-            failed |= !F.get( h, i, i - 1 );
+            guarded_t ref;
+            expect_results( what, search_c( &ref, &f[i], &f[i-1], 4, 512, p.mv_cost, NULL, 41 ), r, 3, 2, 41 );
+            guarded_free( &ref );
         }
+        F.release_frame( h, i - 1 );
+        F.done( h, i - 1 );
     }
-    ck_assert( failed );
-    ck_assert_int_ne( F.error( h ), 0 );
-    ck_assert_ptr_null( F.get( h, 3, 2 ) );
-    ck_assert_int_lt( F.put_frame( h, 10, f.p, f.stride ), 0 );
+    ck_assert_msg( fr.failed >= 0, "%s: no call reported the fault", name );
+    ck_assert_msg( F.error( h ) == want, "%s: error() = %d (%s), want %d (%s)", name, F.error( h ),
+                   cuda_me_strerror( F.error( h ) ), want, cuda_me_strerror( want ) );
+    ck_assert_int_eq( F.put_frame( h, 100, f[0].p, f[0].stride ), want );
+    ck_assert_int_eq( F.submit( h, FAULT_FRAMES - 1, FAULT_FRAMES - 2, NULL ), want );
     F.close( h );
-    tframe_free( &f );
+    frames_free( f, FAULT_FRAMES );
 }
 END_TEST
 
@@ -670,7 +774,8 @@ static Suite *cuda_me_suite( void )
     suite_add_tcase( s, tc );
 
     tc = tcase_create( "fault" );
-    tcase_add_loop_test( tc, test_fault_c, 0, sizeof(faults)/sizeof(*faults) );
+    tcase_set_timeout( tc, 120 );
+    tcase_add_loop_test( tc, test_fault, 0, sizeof(faults)/sizeof(*faults) );
     suite_add_tcase( s, tc );
     return s;
 }
