@@ -136,18 +136,11 @@ START_TEST( test_merge )
         cme_merge( s, mvc, cost );
         for( int p = 0; p < 41; p++ )
         {
-            /* rectangles in 4x4 units */
             int x, y, w, h;
-            if( p == 0 )       { x = 0; y = 0; w = 4; h = 4; }
-            else if( p < 3 )   { x = 0; y = 2*(p-1); w = 4; h = 2; }
-            else if( p < 5 )   { x = 2*(p-3); y = 0; w = 2; h = 4; }
-            else if( p < 9 )   { int q = p-5; x = 2*(q&1); y = 2*(q>>1); w = 2; h = 2; }
-            else if( p < 17 )  { int q = (p-9)>>1, j = (p-9)&1; x = 2*(q&1); y = 2*(q>>1) + j; w = 2; h = 1; }
-            else if( p < 25 )  { int q = (p-17)>>1, j = (p-17)&1; x = 2*(q&1) + j; y = 2*(q>>1); w = 1; h = 2; }
-            else               { int q = (p-25)>>2, i = (p-25)&3; x = 2*(q&1) + (i&1); y = 2*(q>>1) + (i>>1); w = 1; h = 1; }
+            test_part_rect( p, &x, &y, &w, &h );
             uint32_t sum = mvc;
-            for( int j = y; j < y + h; j++ )
-                for( int i = x; i < x + w; i++ )
+            for( int j = y / 4; j < (y + h) / 4; j++ )
+                for( int i = x / 4; i < (x + w) / 4; i++ )
                     sum += grid[j][i];
             ck_assert_uint_eq( cost[p], sum );
         }
@@ -748,35 +741,35 @@ END_TEST
 
 /* ---------------------------------------------------------------- main */
 
+static TCase *add_tcase( Suite *s, const char *name, int timeout )
+{
+    TCase *tc = tcase_create( name );
+    tcase_set_timeout( tc, timeout );
+    suite_add_tcase( s, tc );
+    return tc;
+}
+
 static Suite *cuda_me_suite( void )
 {
     Suite *s = suite_create( "cuda_me" );
-    TCase *tc = tcase_create( "spec" );
-    tcase_set_timeout( tc, 120 );
+    TCase *tc = add_tcase( s, "spec", 120 );
     tcase_add_test( tc, test_window_x264 );
     tcase_add_test( tc, test_merge );
-    suite_add_tcase( s, tc );
 
-    tc = tcase_create( "cref" );
-    tcase_set_timeout( tc, 600 );
+    tc = add_tcase( s, "cref", 600 );
     tcase_add_loop_test( tc, test_cref_oracle, 0, sizeof(cref_cases)/sizeof(*cref_cases) );
     tcase_add_test( tc, test_cref_real );
-    suite_add_tcase( s, tc );
 
-    tc = tcase_create( "api" );
-    tcase_set_timeout( tc, 120 );
+    tc = add_tcase( s, "api", 120 );
     tcase_add_test( tc, test_api_lifecycle );
     tcase_add_test( tc, test_api_job_params );
     tcase_add_test( tc, test_api_bad_params );
     tcase_add_test( tc, test_api_steady_memory );
     tcase_add_test( tc, test_api_threads );
     tcase_add_test( tc, test_api_cuda_open );
-    suite_add_tcase( s, tc );
 
-    tc = tcase_create( "fault" );
-    tcase_set_timeout( tc, 120 );
+    tc = add_tcase( s, "fault", 120 );
     tcase_add_loop_test( tc, test_fault, 0, sizeof(faults)/sizeof(*faults) );
-    suite_add_tcase( s, tc );
     return s;
 }
 
