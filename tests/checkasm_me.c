@@ -141,7 +141,7 @@ static int load_case( const gcase_t *c, int idx, tframe_t *cur, tframe_t *ref )
 
 /* A device output of n bytes between two GUARD byte canaries, all canary
  * before the call. */
-static uint8_t *guarded_alloc( size_t n )
+static uint8_t *dev_guarded_alloc( size_t n )
 {
     uint8_t *d;
     CU( cudaMalloc( (void**)&d, n + 2*GUARD ) );
@@ -150,7 +150,7 @@ static uint8_t *guarded_alloc( size_t n )
 }
 
 /* Its n bytes, copied back (malloc'ed), after checking both canaries. */
-static uint8_t *guarded_fetch( const char *what, const char *buf, const uint8_t *d, size_t n )
+static uint8_t *dev_guarded_fetch( const char *what, const char *buf, const uint8_t *d, size_t n )
 {
     uint8_t *h = malloc( n + 2*GUARD );
     ck_assert_ptr_nonnull( h );
@@ -182,8 +182,8 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
     ck_assert_msg( scratch > 0 && scratch % sizeof(uint64_t) == 0, "%s: scratch size %zu", what, scratch );
     CU( cudaMalloc( (void**)&d_cur, plane ) );
     CU( cudaMalloc( (void**)&d_ref, plane ) );
-    uint8_t *d_out = guarded_alloc( n );
-    uint8_t *d_scratch = guarded_alloc( scratch );
+    uint8_t *d_out = dev_guarded_alloc( n );
+    uint8_t *d_scratch = dev_guarded_alloc( scratch );
     /* planes with their borders, as the library's pad kernel makes them */
     CU( cudaMemcpy2D( d_cur, pitch, cur->buf, cur->stride, cur->w + 2*CME_PAD, cur->h + 2*CME_PAD, cudaMemcpyHostToDevice ) );
     CU( cudaMemcpy2D( d_ref, pitch, ref->buf, ref->stride, ref->w + 2*CME_PAD, ref->h + 2*CME_PAD, cudaMemcpyHostToDevice ) );
@@ -216,14 +216,14 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
     CU( paper ? cme_cuda_search_paper( &l, 0, NULL ) : cme_cuda_search( &l, 0 ) );
     CU( cudaDeviceSynchronize() );
 
-    uint8_t *h_out = guarded_fetch( what, "results", d_out, n );
+    uint8_t *h_out = dev_guarded_fetch( what, "results", d_out, n );
     for( size_t i = 0; i < count; i++ )
         ck_assert_msg( !canary_intact( h_out + GUARD + i * sizeof(cuda_me_result_t), sizeof(cuda_me_result_t) ),
                        "%s: result of macroblock %zu partition %zu never written", what, i / parts, i % parts );
     memcpy( out, h_out + GUARD, n );
     free( h_out );
 
-    uint8_t *h_scratch = guarded_fetch( what, "scratch", d_scratch, scratch );
+    uint8_t *h_scratch = dev_guarded_fetch( what, "scratch", d_scratch, scratch );
     const size_t nkeys = scratch / sizeof(uint64_t), per = (size_t)mb_w * mb_h * parts;
     size_t used = 0;
     for( uint64_t key; used < nkeys; used++ )

@@ -8,7 +8,8 @@
  *           ranges 4..128, sizes that are not multiples of 16
  *   api     the hook table on the C backend: lifetimes, misuse, threads,
  *           memory that stops growing
- *   fault   injected allocation, launch and copy failures (C backend)
+ *   fault   injected allocation, launch, copy and device failures, each
+ *           at its call: C backend always, CUDA with a device (else SKIP)
  *   gpu     checkasm_me.c: the CUDA kernels and backend against the C
  *           reference (skipped loudly without a GPU)
  * CUDA_ME_SEED repeats a run; CK_RUN_SUITE / CK_RUN_CASE select tests.
@@ -24,6 +25,49 @@
 #include "test_util.h"
 
 Suite *checkasm_suite( void );
+
+static cuda_me_function_t F;
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Fails unless g's guards are intact and all its results were written. */
+static void check_guards( const guarded_t *g, const char *what )
+{
+    const char *bad = guarded_check( g );
+    ck_assert_msg( !bad, "%s: %s", what, bad );
+}
+
+/* cme_search_c of cur against ref into g (allocated here: free it), its
+ * guards and its completeness checked. */
+static const cuda_me_result_t *search_c( guarded_t *g, const tframe_t *cur, const tframe_t *ref, int range, int mv_range,
+                                         const uint16_t *mv_cost, const int16_t *centre, int parts )
+{
+    const int mb_w = cur->w / 16, mb_h = cur->h / 16;
+    ck_assert( !guarded_alloc( g, (size_t)mb_w * mb_h * parts ) );
+    cme_search_c( cur->p, cur->stride, ref->p, ref->stride, mb_w, mb_h, range, mv_range, 0, mv_cost, centre, parts, g->r );
+    char what[96];
+    snprintf( what, sizeof(what), "cme_search_c (%dx%d, range %d, mv_range %d, %d parts)", cur->w, cur->h, range, mv_range, parts );
+    check_guards( g, what );
+    return g->r;
+}
+
+/* get(), failing the test with a clear message where it returns NULL. */
+#define get_ok( h, cur, ref ) get_ok_at( h, cur, ref, __LINE__ )
+static const cuda_me_result_t *get_ok_at( cuda_me_t *h, int i_cur, int i_ref, int line )
+{
+    const cuda_me_result_t *r = F.get( h, i_cur, i_ref );
+    ck_assert_msg( r, "line %d: get( %d, %d ) returned NULL (error() = %d: %s)", line, i_cur, i_ref,
+                   F.error( h ), cuda_me_strerror( F.error( h ) ) );
+    return r;
+}
+
+/* Fails, naming the difference, unless got == want. */
+static void expect_results( const char *what, const cuda_me_result_t *want, const cuda_me_result_t *got,
+                            int mb_w, int mb_h, int parts )
+{
+    ck_assert_msg( !results_compare( what, want, got, mb_w, mb_h, parts, test_seed() ),
+                   "%s: results differ from the reference (map above)", what );
+}
 
 /* ---------------------------------------------------------------- spec */
 
@@ -92,18 +136,11 @@ START_TEST( test_merge )
         cme_merge( s, mvc, cost );
         for( int p = 0; p < 41; p++ )
         {
-            /* rectangles in 4x4 units */
             int x, y, w, h;
-            if( p == 0 )       { x = 0; y = 0; w = 4; h = 4; }
-            else if( p < 3 )   { x = 0; y = 2*(p-1); w = 4; h = 2; }
-            else if( p < 5 )   { x = 2*(p-3); y = 0; w = 2; h = 4; }
-            else if( p < 9 )   { int q = p-5; x = 2*(q&1); y = 2*(q>>1); w = 2; h = 2; }
-            else if( p < 17 )  { int q = (p-9)>>1, j = (p-9)&1; x = 2*(q&1); y = 2*(q>>1) + j; w = 2; h = 1; }
-            else if( p < 25 )  { int q = (p-17)>>1, j = (p-17)&1; x = 2*(q&1) + j; y = 2*(q>>1); w = 1; h = 2; }
-            else               { int q = (p-25)>>2, i = (p-25)&3; x = 2*(q&1) + (i&1); y = 2*(q>>1) + (i>>1); w = 1; h = 1; }
+            test_part_rect( p, &x, &y, &w, &h );
             uint32_t sum = mvc;
-            for( int j = y; j < y + h; j++ )
-                for( int i = x; i < x + w; i++ )
+            for( int j = y / 4; j < (y + h) / 4; j++ )
+                for( int i = x / 4; i < (x + w) / 4; i++ )
                     sum += grid[j][i];
             ck_assert_uint_eq( cost[p], sum );
         }
@@ -189,16 +226,16 @@ START_TEST( test_cref_oracle )
     const uint16_t *mvc = c->cost ? mv_cost : NULL;
     int16_t *centre = test_centres( mb_w * mb_h, c->spread, &rng );
 
-    cuda_me_result_t *got = malloc( mb_w * mb_h * c->parts * sizeof(*got) );
-    cuda_me_result_t *want = malloc( mb_w * mb_h * c->parts * sizeof(*want) );
-    memset( got, CANARY_BYTE, mb_w * mb_h * c->parts * sizeof(*got) );
-    cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, 0, mvc, centre, c->parts, got );
+    guarded_t g, o;
+    const cuda_me_result_t *got = search_c( &g, &cur, &ref, c->range, c->mv_range, mvc, centre, c->parts );
+    ck_assert( !guarded_alloc( &o, (size_t)mb_w * mb_h * c->parts ) );
     for( int y = 0; y < mb_h; y++ )
         for( int x = 0; x < mb_w; x++ )
-            oracle_mb( &cur, &ref, x, y, c->range, c->mv_range, mvc, centre, c->parts, want + (y * mb_w + x) * c->parts );
+            oracle_mb( &cur, &ref, x, y, c->range, c->mv_range, mvc, centre, c->parts, o.r + (y * mb_w + x) * c->parts );
+    check_guards( &o, "oracle" );
     char name[96];
     snprintf( name, sizeof(name), "cref case %d (%dx%d range %d parts %d)", _i, c->w, c->h, c->range, c->parts );
-    ck_assert_msg( !results_compare( name, want, got, mb_w, mb_h, c->parts, test_seed() ), "%s differs from the oracle", name );
+    expect_results( name, o.r, got, mb_w, mb_h, c->parts );
 
     if( c->pattern == PAT_FLAT )
     {
@@ -218,8 +255,8 @@ START_TEST( test_cref_oracle )
             }
     }
     free( centre );
-    free( got );
-    free( want );
+    guarded_free( &g );
+    guarded_free( &o );
     tframe_free( &cur );
     tframe_free( &ref );
 }
@@ -234,21 +271,25 @@ START_TEST( test_cref_real )
     tframe_t cur, ref;
     if( tframe_read_y4m( &ref, path, 4 ) || tframe_read_y4m( &cur, path, 5 ) )
         ck_abort_msg( "cannot read %s (run tests/run.sh, which decodes the clips)", path );
-    const int mb_w = cur.w / 16, mb_h = cur.h / 16, parts = 41, range = 16;
+    const int mb_w = cur.w / 16, parts = 41, range = 16;
     uint16_t mv_cost[MV_COST_SIZE];
     test_mv_cost( mv_cost, range );
-    cuda_me_result_t *got = malloc( mb_w * mb_h * parts * sizeof(*got) );
-    cuda_me_result_t want[41];
-    cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, range, 512, 0, mv_cost, NULL, parts, got );
+    guarded_t g, o;
+    const cuda_me_result_t *got = search_c( &g, &cur, &ref, range, 512, mv_cost, NULL, parts );
+    ck_assert( !guarded_alloc( &o, parts ) );
     static const int mbs[][2] = { {0,0}, {1,0}, {21,0}, {0,1}, {10,9}, {21,9}, {0,17}, {11,17}, {21,17} };
     for( unsigned i = 0; i < sizeof(mbs)/sizeof(*mbs); i++ )
     {
         int x = mbs[i][0], y = mbs[i][1];
-        oracle_mb( &cur, &ref, x, y, range, 512, mv_cost, NULL, parts, want );
-        ck_assert_msg( !memcmp( want, got + (y * mb_w + x) * parts, sizeof(want) ),
-                       "real frame: mb (%d,%d) differs from the oracle", x, y );
+        char what[64];
+        snprintf( what, sizeof(what), "real frame: mb (%d,%d)", x, y );
+        guarded_reset( &o );
+        oracle_mb( &cur, &ref, x, y, range, 512, mv_cost, NULL, parts, o.r );
+        check_guards( &o, what );
+        expect_results( what, o.r, got + (y * mb_w + x) * parts, 1, 1, parts );
     }
-    free( got );
+    guarded_free( &g );
+    guarded_free( &o );
     tframe_free( &cur );
     tframe_free( &ref );
 }
@@ -256,21 +297,14 @@ END_TEST
 
 /* ---------------------------------------------------------------- api */
 
-static cuda_me_function_t F;
-
+/* Parameters of the API tests: all 41 partitions, x264's MV costs at QP 12
+ * (in a static array: valid until the next call). */
 static cuda_me_param_t api_param( int w, int h, int range, int backend )
 {
     static uint16_t cost[MV_COST_SIZE];
     test_mv_cost( cost, range );
-    cuda_me_param_t p = { 0 };
-    p.i_width = w;
-    p.i_height = h;
-    p.i_range = range;
-    p.i_mv_range = 512;
-    p.i_parts = CUDA_ME_NPART;
-    p.mv_cost = cost;
-    p.i_backend = backend;
-    return p;
+    return (cuda_me_param_t){ .i_width = w, .i_height = h, .i_range = range, .i_mv_range = 512,
+                              .i_parts = CUDA_ME_NPART, .mv_cost = cost, .i_backend = backend };
 }
 
 static void quiet_log( void *opaque, int level, const char *fmt, va_list ap )
@@ -278,25 +312,69 @@ static void quiet_log( void *opaque, int level, const char *fmt, va_list ap )
     (void)opaque; (void)level; (void)fmt; (void)ap;
 }
 
+/* n frames of w x h: the first random, each next the one before moved by
+ * (dx, dy) plus noise. */
+static void frames_make( tframe_t *f, int n, int w, int h, uint32_t *rng, int dx, int dy )
+{
+    for( int i = 0; i < n; i++ )
+    {
+        ck_assert( !tframe_alloc( &f[i], w, h ) );
+        if( i )
+            tframe_fill( &f[i], PAT_SHIFTED, rng, &f[i-1], dx, dy );
+        else
+            tframe_fill( &f[i], PAT_RANDOM, rng, NULL, 0, 0 );
+    }
+}
+
+static void frames_free( tframe_t *f, int n )
+{
+    for( int i = 0; i < n; i++ )
+        tframe_free( &f[i] );
+}
+
+/* The set-up the API tests share: an open handle with frames put. */
+typedef struct
+{
+    cuda_me_param_t p;
+    cuda_me_t *h;
+    int n;
+    tframe_t f[6];       /* f[i] is frame first + i */
+} fixture_t;
+
+/* Opens p's backend and puts n frames (frames_make) numbered first,
+ * first + 1, ...; fails the test if any of it fails. */
+static void fixture_open( fixture_t *x, const cuda_me_param_t *p, int n, int first, uint32_t *rng, int dx, int dy )
+{
+    ck_assert( n <= (int)(sizeof(x->f)/sizeof(*x->f)) );
+    x->p = *p;
+    x->n = n;
+    int err = 1;
+    x->h = F.open( p, &err );
+    ck_assert_msg( x->h, "open of backend %s failed: %d (%s)", cuda_me_backend_name( p->i_backend ), err, cuda_me_strerror( err ) );
+    ck_assert_int_eq( err, 0 );
+    frames_make( x->f, n, p->i_width, p->i_height, rng, dx, dy );
+    for( int i = 0; i < n; i++ )
+    {
+        int ret = F.put_frame( x->h, first + i, x->f[i].p, x->f[i].stride );
+        ck_assert_msg( ret == 0, "put_frame( %d ) failed: %d (%s)", first + i, ret, cuda_me_strerror( ret ) );
+    }
+}
+
+static void fixture_close( fixture_t *x )
+{
+    F.close( x->h );
+    frames_free( x->f, x->n );
+}
+
 START_TEST( test_api_lifecycle )
 {
     uint32_t rng = test_seed() + 5;
     cuda_me_param_t p = api_param( 64, 48, 8, CUDA_ME_BACKEND_C );
     p.pf_log = quiet_log;
-    int err = 1;
-    cuda_me_t *h = F.open( &p, &err );
-    ck_assert_ptr_nonnull( h );
-    ck_assert_int_eq( err, 0 );
-    tframe_t f[5];
-    for( int i = 0; i < 5; i++ )
-    {
-        tframe_alloc( &f[i], 64, 48 );
-        if( i )
-            tframe_fill( &f[i], PAT_SHIFTED, &rng, &f[i-1], 2, -1 );
-        else
-            tframe_fill( &f[i], PAT_RANDOM, &rng, NULL, 0, 0 );
-        ck_assert_int_eq( F.put_frame( h, 10 + i, f[i].p, f[i].stride ), 0 );
-    }
+    fixture_t x;
+    fixture_open( &x, &p, 5, 10, &rng, 2, -1 );
+    cuda_me_t *h = x.h;
+    tframe_t *f = x.f;
     ck_assert_int_eq( F.put_frame( h, 10, f[0].p, f[0].stride ), CUDA_ME_EINVAL );   /* put twice */
     ck_assert_int_eq( F.error( h ), 0 );                                            /* not sticky */
     ck_assert_int_eq( F.submit( h, 11, 10, NULL ), 0 );
@@ -308,17 +386,20 @@ START_TEST( test_api_lifecycle )
     ck_assert_int_eq( F.submit( h, 12, 12, NULL ), 1 );
 
     ck_assert_ptr_null( F.get( h, 11, 12 ) );                                       /* never submitted */
-    const cuda_me_result_t *r = F.get( h, 12, 10 );
-    ck_assert_ptr_nonnull( r );
+    const cuda_me_result_t *r = get_ok( h, 12, 10 );
     ck_assert_ptr_eq( F.get( h, 12, 10 ), r );                                      /* stable */
-    cuda_me_result_t want[12 * 41];
-    cme_search_c( f[2].p, f[2].stride, f[0].p, f[0].stride, 4, 3, 8, 512, 0, p.mv_cost, NULL, 41, want );
-    ck_assert( !memcmp( r, want, sizeof(want) ) );
+    guarded_t want, before, after;
+    expect_results( "get( 12, 10 )", search_c( &want, &f[2], &f[0], 8, 512, p.mv_cost, NULL, 41 ), r, 4, 3, 41 );
 
     /* the copy was taken at put: changing the caller's plane changes nothing */
+    search_c( &before, &f[2], &f[1], 8, 512, p.mv_cost, NULL, 41 );
     memset( f[1].buf, 0, f[1].stride * (48 + 2*CME_PAD) );
-    cme_search_c( f[2].p, f[2].stride, f[1].p, f[1].stride, 4, 3, 8, 512, 0, p.mv_cost, NULL, 41, want );
-    ck_assert( memcmp( F.get( h, 12, 11 ), want, sizeof(want) ) );
+    search_c( &after, &f[2], &f[1], 8, 512, p.mv_cost, NULL, 41 );
+    ck_assert_msg( memcmp( before.r, after.r, 12 * 41 * sizeof(*after.r) ), "clearing the plane changes no result" );
+    expect_results( "get( 12, 11 ) after its reference plane was cleared", before.r, get_ok( h, 12, 11 ), 4, 3, 41 );
+    guarded_free( &want );
+    guarded_free( &before );
+    guarded_free( &after );
 
     F.done( h, 12 );
     ck_assert_ptr_null( F.get( h, 12, 10 ) );
@@ -335,9 +416,7 @@ START_TEST( test_api_lifecycle )
     F.stats( h, &s );
     ck_assert_int_eq( s.i_frames, 6 );
     ck_assert_int_eq( s.i_backend, CUDA_ME_BACKEND_C );
-    F.close( h );
-    for( int i = 0; i < 5; i++ )
-        tframe_free( &f[i] );
+    fixture_close( &x );
 }
 END_TEST
 
@@ -346,30 +425,25 @@ START_TEST( test_api_job_params )
     /* per-search centres and MV costs reach the search, and are copied */
     uint32_t rng = test_seed() + 17;
     cuda_me_param_t p = api_param( 96, 64, 12, CUDA_ME_BACKEND_C );
-    cuda_me_t *h = F.open( &p, NULL );
-    tframe_t a, b;
-    tframe_alloc( &a, 96, 64 );
-    tframe_alloc( &b, 96, 64 );
-    tframe_fill( &a, PAT_RANDOM, &rng, NULL, 0, 0 );
-    tframe_fill( &b, PAT_SHIFTED, &rng, &a, 9, -7 );
-    F.put_frame( h, 0, a.p, a.stride );
-    F.put_frame( h, 1, b.p, b.stride );
+    fixture_t x;
+    fixture_open( &x, &p, 2, 0, &rng, 9, -7 );
+    cuda_me_t *h = x.h;
     int16_t *centre = test_centres( 24, 40, &rng );
     uint16_t cost[MV_COST_SIZE];
     test_mv_cost_qp( cost, 12, 34 );
-    cuda_me_job_t job = { centre, cost };
+    cuda_me_job_t job = { .centre = centre, .mv_cost = cost };
     ck_assert_int_eq( F.submit( h, 1, 0, &job ), 0 );
-    cuda_me_result_t want[24 * 41];
-    cme_search_c( b.p, b.stride, a.p, a.stride, 6, 4, 12, 512, 0, cost, centre, 41, want );
+    guarded_t want, plain;
+    search_c( &want, &x.f[1], &x.f[0], 12, 512, cost, centre, 41 );
+    search_c( &plain, &x.f[1], &x.f[0], 12, 512, p.mv_cost, NULL, 41 );
+    ck_assert_msg( memcmp( want.r, plain.r, 24 * 41 * sizeof(*want.r) ), "the job's centres and costs change no result" );
     memset( centre, 0, 24 * 4 );
     memset( cost, 0, sizeof(cost) );
-    const cuda_me_result_t *r = F.get( h, 1, 0 );
-    ck_assert_ptr_nonnull( r );
-    ck_assert( !memcmp( r, want, sizeof(want) ) );
+    expect_results( "get with the job's centres and costs", want.r, get_ok( h, 1, 0 ), 6, 4, 41 );
+    guarded_free( &want );
+    guarded_free( &plain );
     free( centre );
-    F.close( h );
-    tframe_free( &a );
-    tframe_free( &b );
+    fixture_close( &x );
 }
 END_TEST
 
@@ -382,14 +456,13 @@ START_TEST( test_api_bad_params )
     };
     for( unsigned i = 0; i < sizeof(bad)/sizeof(*bad); i++ )
     {
-        cuda_me_param_t p = api_param( bad[i][0], bad[i][1], bad[i][2] <= 128 ? bad[i][2] : 16, CUDA_ME_BACKEND_C );
-        p.i_range = bad[i][2];
-        p.i_mv_range = bad[i][3];
-        p.i_parts = bad[i][4];
-        p.mv_cost = NULL;
-        p.pf_log = quiet_log;
+        cuda_me_param_t p = { .i_width = bad[i][0], .i_height = bad[i][1], .i_range = bad[i][2],
+                              .i_mv_range = bad[i][3], .i_parts = bad[i][4], .i_backend = CUDA_ME_BACKEND_C,
+                              .pf_log = quiet_log };
         int err = 0;
-        ck_assert_ptr_null( F.open( &p, &err ) );
+        cuda_me_t *h = F.open( &p, &err );
+        ck_assert_msg( !h, "bad parameters %u (%dx%d, range %d, mv_range %d, %d parts) accepted", i,
+                       bad[i][0], bad[i][1], bad[i][2], bad[i][3], bad[i][4] );
         ck_assert_int_eq( err, CUDA_ME_EINVAL );
     }
     cuda_me_function_t g;
@@ -415,7 +488,7 @@ START_TEST( test_api_steady_memory )
         for( int r = 1; r <= 2 && r <= i; r++ )
         {
             ck_assert_int_eq( F.submit( h, i, i - r, NULL ), 0 );
-            ck_assert_ptr_nonnull( F.get( h, i, i - r ) );
+            get_ok( h, i, i - r );
         }
         if( i >= 3 )
             F.release_frame( h, i - 3 );
@@ -446,130 +519,257 @@ START_TEST( test_api_threads )
     /* many consumers of one pending job: one search, one answer */
     uint32_t rng = test_seed() + 11;
     cuda_me_param_t p = api_param( 128, 96, 16, CUDA_ME_BACKEND_C );
-    cuda_me_t *h = F.open( &p, NULL );
-    tframe_t a, b;
-    tframe_alloc( &a, 128, 96 );
-    tframe_alloc( &b, 128, 96 );
-    tframe_fill( &a, PAT_RANDOM, &rng, NULL, 0, 0 );
-    tframe_fill( &b, PAT_SHIFTED, &rng, &a, 3, 1 );
-    F.put_frame( h, 0, a.p, a.stride );
-    F.put_frame( h, 1, b.p, b.stride );
-    F.submit( h, 1, 0, NULL );
+    fixture_t x;
+    fixture_open( &x, &p, 2, 0, &rng, 3, 1 );
+    cuda_me_t *h = x.h;
+    ck_assert_int_eq( F.submit( h, 1, 0, NULL ), 0 );
     pthread_t t[8];
     getter_t g[8];
     for( int i = 0; i < 8; i++ )
     {
         g[i].h = h;
-        pthread_create( &t[i], NULL, getter, &g[i] );
+        ck_assert_int_eq( pthread_create( &t[i], NULL, getter, &g[i] ), 0 );
     }
     for( int i = 0; i < 8; i++ )
         pthread_join( t[i], NULL );
     for( int i = 0; i < 8; i++ )
+    {
+        ck_assert_msg( g[i].r, "thread %d: get( 1, 0 ) returned NULL (error() = %d: %s)", i,
+                       F.error( h ), cuda_me_strerror( F.error( h ) ) );
         ck_assert_ptr_eq( g[i].r, g[0].r );
-    ck_assert_ptr_nonnull( g[0].r );
+    }
+    guarded_t want;
+    expect_results( "get( 1, 0 ) from 8 threads", search_c( &want, &x.f[1], &x.f[0], 16, 512, p.mv_cost, NULL, 41 ), g[0].r, 8, 6, 41 );
+    guarded_free( &want );
     cuda_me_stats_t s;
     F.stats( h, &s );
     ck_assert_int_eq( s.i_jobs_got, 1 );
-    F.close( h );
-    tframe_free( &a );
-    tframe_free( &b );
+    fixture_close( &x );
 }
 END_TEST
 
-START_TEST( test_api_cuda_without_gpu )
+START_TEST( test_api_cuda_open )
 {
-    /* Asking for CUDA where there is none: a clear error, never a crash. */
-    if( cme_cuda_device_count() > 0 )
-        return;   /* covered by the gpu suite */
-    cuda_me_param_t p = api_param( 64, 48, 8, CUDA_ME_BACKEND_CUDA );
-    p.pf_log = quiet_log;
-    int err = 0;
-    ck_assert_ptr_null( F.open( &p, &err ) );
-    ck_assert( err == CUDA_ME_ENODEV || err == CUDA_ME_ENOTBUILT );
+    /* Asking for CUDA (or AUTO, which means CUDA): with a device it opens and
+     * runs CUDA; without one, the error says why (no device, or a build
+     * without the backend), never a crash. */
+    const int devices = cme_cuda_device_count(), built = cuda_me_have_cuda();
+    static const int backends[] = { CUDA_ME_BACKEND_CUDA, CUDA_ME_BACKEND_AUTO };
+    for( unsigned i = 0; i < sizeof(backends)/sizeof(*backends); i++ )
+    {
+        const char *name = cuda_me_backend_name( backends[i] );
+        cuda_me_param_t p = api_param( 64, 48, 8, backends[i] );
+        p.pf_log = quiet_log;
+        int err = 1;
+        cuda_me_t *h = F.open( &p, &err );
+        if( devices > 0 && built )
+        {
+            ck_assert_msg( h, "backend %s: open failed with %d (%s) although %d CUDA device(s) were found",
+                           name, err, cuda_me_strerror( err ), devices );
+            ck_assert_int_eq( err, 0 );
+            cuda_me_stats_t s;
+            F.stats( h, &s );
+            ck_assert_msg( s.i_backend == CUDA_ME_BACKEND_CUDA, "backend %s: stats say backend %d (%s) ran",
+                           name, s.i_backend, cuda_me_backend_name( s.i_backend ) );
+            F.close( h );
+        }
+        else
+        {
+            const int want = built ? CUDA_ME_ENODEV : CUDA_ME_ENOTBUILT;
+            ck_assert_msg( !h, "backend %s: open succeeded without a CUDA device (%s)", name,
+                           built ? "none found" : "backend not built" );
+            ck_assert_msg( err == want, "backend %s without a CUDA device: error %d (%s), want %d (%s)", name,
+                           err, cuda_me_strerror( err ), want, cuda_me_strerror( want ) );
+        }
+    }
 }
 END_TEST
 
 /* ---------------------------------------------------------------- fault */
 
-static const struct { const char *spec; int at; } faults[] =
+/* The calls of the fault test, numbered in the order they are made: open is
+ * call 0; then for each frame i = 0 .. FAULT_FRAMES-1, put(i) and, for i > 0,
+ * submit(i, i-1) and get(i, i-1), after which release(i-1) and done(i-1)
+ * (they return nothing), so that frame and job slots are recycled from
+ * frame 3 on. */
+#define FAULT_FRAMES   6
+#define AT_OPEN        0
+#define AT_PUT( i )    ((i) ? 3*(i) - 1 : 1)
+#define AT_SUBMIT( i ) (3*(i))
+#define AT_GET( i )    (3*(i) + 1)
+
+static const struct
 {
-    { "alloc:1",  0 },   /* open: the MV cost copy */
-    { "alloc:2",  1 },   /* the first frame slot */
-    { "alloc:4",  3 },   /* a job's results */
-    { "copy:2",   2 },   /* the second frame's copy */
-    { "launch:1", 4 },   /* the first search */
+    int backend;
+    const char *spec;    /* CUDA_ME_FAULT */
+    int at;              /* the call that does the failing operation */
+    int err;             /* the sticky error it must leave */
+} faults[] =
+{
+    /* C backend: every call does its work at once, so the fault shows at
+     * call `at`.  Allocations: open's MV costs, then a frame slot per put and
+     * a job slot per submit until slots are recycled; a copy per put; a
+     * search per get. */
+    { CUDA_ME_BACKEND_C, "alloc:1",  AT_OPEN,      CUDA_ME_ENOMEM },    /* open: the MV cost copy */
+    { CUDA_ME_BACKEND_C, "alloc:2",  AT_PUT( 0 ),    CUDA_ME_ENOMEM },  /* the first frame slot */
+    { CUDA_ME_BACKEND_C, "alloc:4",  AT_SUBMIT( 1 ), CUDA_ME_ENOMEM },  /* the first job's results */
+    { CUDA_ME_BACKEND_C, "copy:2",   AT_PUT( 1 ),    CUDA_ME_EDEVICE }, /* the second frame's copy */
+    { CUDA_ME_BACKEND_C, "copy:4",   AT_PUT( 3 ),    CUDA_ME_EDEVICE }, /* a copy into a recycled slot */
+    { CUDA_ME_BACKEND_C, "launch:1", AT_GET( 1 ),    CUDA_ME_EDEVICE }, /* the first search */
+    { CUDA_ME_BACKEND_C, "launch:3", AT_GET( 3 ),    CUDA_ME_EDEVICE }, /* a search in a recycled job */
+    /* CUDA backend (needs a device): open and the allocations of put and
+     * submit are synchronous; uploads (a copy, then the pad kernel: a launch)
+     * and searches (a launch, then the results' copy) run on the backend's
+     * thread in the order queued, so their fault may show at any call from
+     * `at` on, and must by the next get().  Counts from cuda.c: open makes
+     * 13 allocations (api.c's MV cost copy, CME_STREAMS = 2 x 4 device
+     * buffers, CME_STAGES = 3 pinned staging buffers, the device MV costs) and
+     * 1 copy (the MV costs). */
+    { CUDA_ME_BACKEND_CUDA, "device:1", AT_OPEN,        CUDA_ME_ENODEV },
+    { CUDA_ME_BACKEND_CUDA, "alloc:1",  AT_OPEN,        CUDA_ME_ENOMEM },  /* api.c's MV cost copy */
+    { CUDA_ME_BACKEND_CUDA, "alloc:2",  AT_OPEN,        CUDA_ME_ENOMEM },  /* the first device buffer */
+    { CUDA_ME_BACKEND_CUDA, "alloc:10", AT_OPEN,        CUDA_ME_ENOMEM },  /* the first staging buffer */
+    { CUDA_ME_BACKEND_CUDA, "copy:1",   AT_OPEN,        CUDA_ME_EDEVICE }, /* the MV costs' upload */
+    { CUDA_ME_BACKEND_CUDA, "alloc:14", AT_PUT( 0 ),    CUDA_ME_ENOMEM },  /* the first device frame */
+    { CUDA_ME_BACKEND_CUDA, "alloc:16", AT_SUBMIT( 1 ), CUDA_ME_ENOMEM },  /* the first job's results */
+    { CUDA_ME_BACKEND_CUDA, "copy:2",   AT_PUT( 0 ),    CUDA_ME_EDEVICE }, /* frame 0's upload */
+    { CUDA_ME_BACKEND_CUDA, "launch:1", AT_PUT( 0 ),    CUDA_ME_EDEVICE }, /* frame 0's pad kernel */
+    { CUDA_ME_BACKEND_CUDA, "copy:3",   AT_PUT( 1 ),    CUDA_ME_EDEVICE }, /* frame 1's upload */
+    { CUDA_ME_BACKEND_CUDA, "launch:3", AT_SUBMIT( 1 ), CUDA_ME_EDEVICE }, /* the first search */
+    { CUDA_ME_BACKEND_CUDA, "copy:4",   AT_SUBMIT( 1 ), CUDA_ME_EDEVICE }, /* its results' download */
+    { CUDA_ME_BACKEND_CUDA, "launch:6", AT_PUT( 3 ),    CUDA_ME_EDEVICE }, /* the pad of a recycled frame */
+    { CUDA_ME_BACKEND_CUDA, "launch:7", AT_SUBMIT( 3 ), CUDA_ME_EDEVICE }, /* a search in a recycled job */
 };
 
-START_TEST( test_fault_c )
+typedef struct
 {
-    /* Each fault: the failing call reports it, the error is sticky, no
-     * result is ever returned after it, and closing frees everything. */
-    setenv( "CUDA_ME_FAULT", faults[_i].spec, 1 );
+    const char *name;
+    int at, b_async;
+    int call;            /* the next call's number */
+    int failed;          /* the first call that failed, or -1 */
+} fault_run_t;
+
+/* Books call fr->call, which succeeded or not: every call before `at`
+ * succeeds; `at` fails (or, on an asynchronous backend, at the latest the
+ * first get() from `at` on; open is always synchronous); once a call has
+ * failed, every later one fails too (the error is sticky). */
+static void fault_call( fault_run_t *fr, int ok, int b_sync, const char *what )
+{
+    const int n = fr->call++;
+    if( fr->failed >= 0 )
+        ck_assert_msg( !ok, "%s: call %d, %s, succeeded after call %d failed", fr->name, n, what, fr->failed );
+    else if( n < fr->at )
+        ck_assert_msg( ok, "%s: call %d, %s, failed: before the fault's call %d", fr->name, n, what, fr->at );
+    else if( !fr->b_async || b_sync )
+        ck_assert_msg( !ok, "%s: call %d, %s, succeeded: the fault (at call %d) is not reported", fr->name, n, what, fr->at );
+    if( !ok && fr->failed < 0 )
+        fr->failed = n;
+}
+
+START_TEST( test_fault )
+{
+    /* Each fault: it shows at its call, calls before it succeed (with the
+     * right results), every call after it fails with the same sticky error,
+     * and closing frees everything. */
+    const int backend = faults[_i].backend, want = faults[_i].err;
+    char name[64];
+    snprintf( name, sizeof(name), "fault %s, backend %s", faults[_i].spec, cuda_me_backend_name( backend ) );
+    if( backend == CUDA_ME_BACKEND_CUDA )
+    {
+        int gpu = test_have_gpu( name );
+        ck_assert_msg( gpu >= 0, "%s: CUDA_ME_REQUIRE_GPU is set, but there is no usable CUDA device", name );
+        if( !gpu )
+            return;
+    }
+    /* on CUDA only uploads and searches (copies and launches after open) run
+     * asynchronously; allocations are made by the calling thread */
+    const char *spec = faults[_i].spec;
+    fault_run_t fr = { .name = name, .at = faults[_i].at, .failed = -1,
+                       .b_async = backend == CUDA_ME_BACKEND_CUDA && (!strncmp( spec, "copy", 4 ) || !strncmp( spec, "launch", 6 )) };
     uint32_t rng = test_seed() + 3;
-    cuda_me_param_t p = api_param( 48, 32, 4, CUDA_ME_BACKEND_C );
+    tframe_t f[FAULT_FRAMES];
+    frames_make( f, FAULT_FRAMES, 48, 32, &rng, 2, 1 );
+    cuda_me_param_t p = api_param( 48, 32, 4, backend );
     p.pf_log = quiet_log;
-    int err = 0;
+    setenv( "CUDA_ME_FAULT", spec, 1 );
+    int err = 1;
     cuda_me_t *h = F.open( &p, &err );
     unsetenv( "CUDA_ME_FAULT" );
-    if( !faults[_i].at )
+    fault_call( &fr, h != NULL, 1, "open" );
+    if( !h )
     {
-        ck_assert_ptr_null( h );
-        ck_assert_int_eq( err, CUDA_ME_ENOMEM );
+        ck_assert_msg( err == want, "%s: open failed with %d (%s), want %d (%s)", name, err, cuda_me_strerror( err ),
+                       want, cuda_me_strerror( want ) );
+        frames_free( f, FAULT_FRAMES );
         return;
     }
-    ck_assert_ptr_nonnull( h );
-    tframe_t f;
-    tframe_alloc( &f, 48, 32 );
-    int failed = 0;
-    for( int i = 0; i < 4; i++ )
+    ck_assert_int_eq( err, 0 );
+    char what[64];
+    for( int i = 0; i < FAULT_FRAMES; i++ )
     {
-        tframe_fill( &f, PAT_RANDOM, &rng, NULL, 0, 0 );
-        failed |= F.put_frame( h, i, f.p, f.stride ) < 0;
-        if( i )
+        snprintf( what, sizeof(what), "put( %d )", i );
+        int ret = F.put_frame( h, i, f[i].p, f[i].stride );
+        ck_assert_msg( ret == 0 || ret == want, "%s: %s gave %d (%s)", name, what, ret, cuda_me_strerror( ret ) );
+        fault_call( &fr, !ret, 0, what );
+        if( !i )
+            continue;
+        snprintf( what, sizeof(what), "submit( %d, %d )", i, i - 1 );
+        ret = F.submit( h, i, i - 1, NULL );
+        ck_assert_msg( ret == 0 || ret == want, "%s: %s gave %d (%s)", name, what, ret, cuda_me_strerror( ret ) );
+        fault_call( &fr, !ret, 0, what );
+        snprintf( what, sizeof(what), "get( %d, %d )", i, i - 1 );
+        const cuda_me_result_t *r = F.get( h, i, i - 1 );
+        fault_call( &fr, r != NULL, 1, what );
+        if( r )
         {
-            failed |= F.submit( h, i, i - 1, NULL ) < 0;
-            failed |= !F.get( h, i, i - 1 );
+            guarded_t ref;
+            expect_results( what, search_c( &ref, &f[i], &f[i-1], 4, 512, p.mv_cost, NULL, 41 ), r, 3, 2, 41 );
+            guarded_free( &ref );
         }
+        F.release_frame( h, i - 1 );
+        F.done( h, i - 1 );
     }
-    ck_assert( failed );
-    ck_assert_int_ne( F.error( h ), 0 );
-    ck_assert_ptr_null( F.get( h, 3, 2 ) );
-    ck_assert_int_lt( F.put_frame( h, 10, f.p, f.stride ), 0 );
+    ck_assert_msg( fr.failed >= 0, "%s: no call reported the fault", name );
+    ck_assert_msg( F.error( h ) == want, "%s: error() = %d (%s), want %d (%s)", name, F.error( h ),
+                   cuda_me_strerror( F.error( h ) ), want, cuda_me_strerror( want ) );
+    ck_assert_int_eq( F.put_frame( h, 100, f[0].p, f[0].stride ), want );
+    ck_assert_int_eq( F.submit( h, FAULT_FRAMES - 1, FAULT_FRAMES - 2, NULL ), want );
     F.close( h );
-    tframe_free( &f );
+    frames_free( f, FAULT_FRAMES );
 }
 END_TEST
 
 /* ---------------------------------------------------------------- main */
 
+static TCase *add_tcase( Suite *s, const char *name, int timeout )
+{
+    TCase *tc = tcase_create( name );
+    tcase_set_timeout( tc, timeout );
+    suite_add_tcase( s, tc );
+    return tc;
+}
+
 static Suite *cuda_me_suite( void )
 {
     Suite *s = suite_create( "cuda_me" );
-    TCase *tc = tcase_create( "spec" );
-    tcase_set_timeout( tc, 120 );
+    TCase *tc = add_tcase( s, "spec", 120 );
     tcase_add_test( tc, test_window_x264 );
     tcase_add_test( tc, test_merge );
-    suite_add_tcase( s, tc );
 
-    tc = tcase_create( "cref" );
-    tcase_set_timeout( tc, 600 );
+    tc = add_tcase( s, "cref", 600 );
     tcase_add_loop_test( tc, test_cref_oracle, 0, sizeof(cref_cases)/sizeof(*cref_cases) );
     tcase_add_test( tc, test_cref_real );
-    suite_add_tcase( s, tc );
 
-    tc = tcase_create( "api" );
-    tcase_set_timeout( tc, 120 );
+    tc = add_tcase( s, "api", 120 );
     tcase_add_test( tc, test_api_lifecycle );
     tcase_add_test( tc, test_api_job_params );
     tcase_add_test( tc, test_api_bad_params );
     tcase_add_test( tc, test_api_steady_memory );
     tcase_add_test( tc, test_api_threads );
-    tcase_add_test( tc, test_api_cuda_without_gpu );
-    suite_add_tcase( s, tc );
+    tcase_add_test( tc, test_api_cuda_open );
 
-    tc = tcase_create( "fault" );
-    tcase_add_loop_test( tc, test_fault_c, 0, sizeof(faults)/sizeof(*faults) );
-    suite_add_tcase( s, tc );
+    tc = add_tcase( s, "fault", 120 );
+    tcase_add_loop_test( tc, test_fault, 0, sizeof(faults)/sizeof(*faults) );
     return s;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "internal.h"
 #include "test_util.h"
 
 uint32_t test_seed( void )
@@ -141,8 +142,7 @@ const char *test_data_dir( void )
     return env && *env ? env : "build/data";
 }
 
-/* Partition rectangles in result order (cuda_me.h). */
-static void part_rect( int p, int *x, int *y, int *w, int *h )
+void test_part_rect( int p, int *x, int *y, int *w, int *h )
 {
     if( p == 0 )       { *x = 0; *y = 0; *w = 16; *h = 16; }
     else if( p < 3 )   { *x = 0; *y = 8*(p-1); *w = 16; *h = 8; }
@@ -182,7 +182,7 @@ void oracle_mb( const tframe_t *cur, const tframe_t *ref, int mb_x, int mb_y, in
     for( int p = 0; p < parts; p++ )
     {
         int px, py, pw, ph;
-        part_rect( p, &px, &py, &pw, &ph );
+        test_part_rect( p, &px, &py, &pw, &ph );
         uint32_t best = UINT32_MAX;
         int bx = 0, by = 0;
         for( int dy = y0; dy <= y1; dy++ )
@@ -276,4 +276,80 @@ int canary_intact( const void *p, size_t n )
         if( b[i] != CANARY_BYTE )
             return 0;
     return 1;
+}
+
+long results_unwritten( const cuda_me_result_t *r, size_t n )
+{
+    cuda_me_result_t c;
+    memset( &c, CANARY_BYTE, sizeof(c) );
+    for( size_t i = 0; i < n; i++ )
+        if( r[i].mv[0] == c.mv[0] || r[i].mv[1] == c.mv[1] || r[i].cost == c.cost )
+            return (long)i;
+    return -1;
+}
+
+int guarded_alloc( guarded_t *g, size_t n )
+{
+    g->n = n;
+    g->alloc = malloc( 2*GUARD_BYTES + n * sizeof(cuda_me_result_t) );
+    g->r = g->alloc ? (cuda_me_result_t*)(g->alloc + GUARD_BYTES) : NULL;
+    if( !g->alloc )
+        return -1;
+    guarded_reset( g );
+    return 0;
+}
+
+void guarded_reset( guarded_t *g )
+{
+    memset( g->alloc, CANARY_BYTE, 2*GUARD_BYTES + g->n * sizeof(cuda_me_result_t) );
+}
+
+const char *guarded_check( const guarded_t *g )
+{
+    static char msg[160];
+    const uint8_t *before = g->alloc, *after = (const uint8_t*)(g->r + g->n);
+    for( int i = GUARD_BYTES - 1; i >= 0; i-- )
+        if( before[i] != CANARY_BYTE )
+        {
+            snprintf( msg, sizeof(msg), "write before the %zu results: byte %d (of the guard's %d) is 0x%02x",
+                      g->n, i - GUARD_BYTES, GUARD_BYTES, before[i] );
+            return msg;
+        }
+    for( int i = 0; i < GUARD_BYTES; i++ )
+        if( after[i] != CANARY_BYTE )
+        {
+            snprintf( msg, sizeof(msg), "write past the %zu results: byte %d after them (of the guard's %d) is 0x%02x",
+                      g->n, i, GUARD_BYTES, after[i] );
+            return msg;
+        }
+    long u = results_unwritten( g->r, g->n );
+    if( u >= 0 )
+    {
+        snprintf( msg, sizeof(msg), "result %ld of %zu never written (still the canary 0x%02x)", u, g->n, CANARY_BYTE );
+        return msg;
+    }
+    return NULL;
+}
+
+void guarded_free( guarded_t *g )
+{
+    free( g->alloc );
+    memset( g, 0, sizeof(*g) );
+}
+
+int test_have_gpu( const char *name )
+{
+    if( cme_cuda_device_count() > 0 )
+        return 1;
+    const char *why = cuda_me_have_cuda() ? "none found" : "CUDA backend not built";
+    const char *req = getenv( "CUDA_ME_REQUIRE_GPU" );
+    if( req && atoi( req ) )
+    {
+        printf( "*** FAIL %s: CUDA_ME_REQUIRE_GPU=%s but no usable CUDA device (%s) ***\n", name, req, why );
+        fflush( stdout );
+        return -1;
+    }
+    printf( "*** SKIP %s: no usable CUDA device (%s); this test did not run ***\n", name, why );
+    fflush( stdout );
+    return 0;
 }

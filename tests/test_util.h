@@ -65,4 +65,41 @@ int results_compare( const char *name, const cuda_me_result_t *want, const cuda_
 /* 1 if the n bytes at p are all CANARY_BYTE. */
 int canary_intact( const void *p, size_t n );
 
+/* Index of the first of n results of which a field (mv[0], mv[1] or cost)
+ * still holds the canary, i.e. was never written, or -1.  No real result can
+ * hold it: |mv| <= CUDA_ME_MAX_SIZE + 24 (x264's limits), while 0x9999 is
+ * -26215, and a cost is at most 16*16*255 + 2*65535, far below 0x99999999. */
+long results_unwritten( const cuda_me_result_t *r, size_t n );
+
+/* A result array with a guard of GUARD_BYTES canary bytes on each side, in
+ * the manner of dav1d's checkasm: before a call everything (the results too)
+ * is CANARY_BYTE; after it, both guards must be intact and no result may
+ * still hold the canary. */
+#define GUARD_BYTES 256
+typedef struct
+{
+    cuda_me_result_t *r;     /* the n results, between the guards */
+    size_t n;
+    uint8_t *alloc;
+} guarded_t;
+
+/* Returns 0, or -1 if out of memory.  Results and guards are all canary. */
+int  guarded_alloc( guarded_t *g, size_t n );
+/* Everything back to canary, before another call writes the results. */
+void guarded_reset( guarded_t *g );
+/* NULL if both guards are intact and every result was written; otherwise
+ * what is wrong (a static buffer, overwritten by the next call). */
+const char *guarded_check( const guarded_t *g );
+void guarded_free( guarded_t *g );
+
+/* Partition p's rectangle inside its macroblock, in pixels (cuda_me.h's
+ * order). */
+void test_part_rect( int p, int *x, int *y, int *w, int *h );
+
+/* For tests that need a CUDA device: 1 if there is one; otherwise prints a
+ * loud "*** SKIP name ..." line and returns 0, or, when CUDA_ME_REQUIRE_GPU
+ * is set to a non-zero number, prints why and returns -1: the caller must
+ * then fail. */
+int test_have_gpu( const char *name );
+
 #endif
