@@ -22,7 +22,8 @@ GPU="${GPU:-0}"
 rm -rf "$W" && mkdir -p "$W"
 
 gpu_present=0
-if enc "$X264" probe bus_qcif.y4m --frames 2 --gpu-me --gpu-me-backend cuda; then gpu_present=1; fi
+if ENC_DUMP=0 enc "$X264" probe bus_qcif.y4m --frames 2 --gpu-me --gpu-me-backend cuda; then gpu_present=1; fi
+rm -f "$W/probe.264"   # every stream left in $W is checked (or its check deferred)
 
 if [ "$GPU" = 1 ]; then
     [ "$gpu_present" = 1 ] || { echo "GPU=1 but the CUDA backend cannot open:"; cat "$W/probe.log"; exit 1; }
