@@ -152,15 +152,10 @@ rm -f "$W"/ser[234].* "$W"/par*.264
 
 echo "--- 3. faults injected in the middle of an encode"
 for spec in launch:40 copy:25 alloc:20 device:1; do
-    n="fault_${spec/:/_}"
-    CUDA_ME_FAULT=$spec enc "$X264" "$n" foreman_cif.y4m --gpu-me --gpu-me-stats --threads 4 --bframes 3
-    encodes "CUDA_ME_FAULT=$spec during a 30-frame encode" "$n" "" "warning.*gpu-me"
-    warns=$(grep -c "warning.*gpu-me" "$W/$n.log")
-    frames=$(x264_log_stats "$W/$n.log" frames)
-    ok=0
-    [ "$warns" = 1 ] && [ "$frames" = 30 ] && ok=1
-    row "CUDA_ME_FAULT=$spec: warnings, frames" "exactly 1 warning; 30 frames" "$warns warning(s); $frames frames" $ok
+    fault_case "$spec" "CUDA backend (auto), 30 frames, 4 threads" "warning.*gpu-me" 30 \
+        foreman_cif.y4m --gpu-me --gpu-me-stats --threads 4 --bframes 3
 done
+
 note="table: $TABLE"
 if [ "$E2E_DECODE" = defer ]; then
     rm -f "$W"/*.rec.yuv

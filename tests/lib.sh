@@ -31,6 +31,11 @@
 #   check NAME INPUT ARGS...  $X264 encodes, exit 0, decoded: one verdict
 #   encodes CASE NAME [PIX_FMT] [WARNING_REGEX]
 #                             after enc: exit 0, decoded, the warning: one row
+#   fault_case SPEC WHAT WARNING_REGEX FRAMES INPUT ARGS...
+#                             CUDA_ME_FAULT=SPEC during an encode by $X264
+#                             into $W/fault_SPEC: encodes (WARNING_REGEX),
+#                             then one row: exactly one gpu-me warning, FRAMES
+#                             frames
 #   same A B WHAT             $W/A.264 and $W/B.264 byte-identical: one verdict
 #   x264_log_stats LOG [FIELD...]
 #                             the numbers of an x264 log, comma-separated;
@@ -130,6 +135,17 @@ encodes() {   # CASE NAME [PIX_FMT] [WARNING_REGEX]
         if grep -qE "$4" "$W/$2.log"; then note="$note; $(grep -hE "$4" "$W/$2.log" | head -1)"; else ok=0; note="$note; no warning /$4/"; fi
     fi
     row "$1" "exit 0; decode == reconstruction${4:+; warning}" "$note" $ok
+}
+
+fault_case() {   # SPEC WHAT WARNING_REGEX FRAMES INPUT ARGS...
+    local spec="$1" what="$2" re="$3" want="$4" n="fault_${1/:/_}" warns frames ok=0
+    shift 4
+    CUDA_ME_FAULT=$spec enc "$X264" "$n" "$@"
+    encodes "CUDA_ME_FAULT=$spec, $what" "$n" "" "$re"
+    warns=$(grep -c "warning.*gpu-me" "$W/$n.log")
+    frames=$(x264_log_stats "$W/$n.log" frames)
+    [ "$warns" = 1 ] && [ "$frames" = "$want" ] && ok=1
+    row "CUDA_ME_FAULT=$spec: warnings, frames" "exactly 1 warning; $want frames" "$warns warning(s); $frames frames" $ok
 }
 
 same() {   # A B WHAT

@@ -73,11 +73,8 @@ enc "$X264" badmode "$Q" --gpu-me --gpu-me-mode fast --frames 3; refuses "--gpu-
 
 echo "--- faults injected into the C backend during an encode"
 for spec in launch:1 launch:12 copy:7 alloc:9; do
-    n="fault_${spec/:/_}"
-    CUDA_ME_FAULT=$spec enc "$X264" "$n" "$F" $C --threads 3 --bframes 3
-    warns=$(grep -c "warning.*gpu-me" "$W/$n.log")
-    encodes "CUDA_ME_FAULT=$spec, C backend, 3 threads" "$n" yuv420p "gpu-me: .* failed"
-    row "CUDA_ME_FAULT=$spec: warnings" "exactly 1" "$warns" "$(truth [ "$warns" = 1 ])"
+    # shellcheck disable=SC2086
+    fault_case "$spec" "C backend, 3 threads" "gpu-me: .* failed" 30 "$F" $C --threads 3 --bframes 3
 done
 CUDA_ME_FAULT=alloc:1 enc "$X264" fstart "$Q" $C --frames 3; refuses "CUDA_ME_FAULT=alloc:1 (at open) with --gpu-me-backend c" fstart
 
