@@ -15,6 +15,7 @@
 
 set -u
 X264_TREE=device/x264
+# shellcheck source=SCRIPTDIR/../tests/lib.sh
 . "$(dirname "$0")/../tests/lib.sh"
 D="${DATA:-$D}"
 THREADS="${THREADS:-16}"

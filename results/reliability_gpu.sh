@@ -33,6 +33,7 @@
 set -u
 X264_TREE=device/x264
 E2E_DECODE="${E2E_DECODE:-defer}"
+# shellcheck source=SCRIPTDIR/../tests/lib.sh
 . "$(dirname "$0")/../tests/lib.sh"
 W="${1:?usage: reliability_gpu.sh OUTDIR}"
 mkdir -p "$W"

@@ -13,6 +13,7 @@
 #               its memory case encodes for more than a minute)
 set -u
 X264_TREE=device/x264
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 OUT="${OUT:-$B/device-out}"
 mkdir -p "$OUT"

@@ -16,6 +16,7 @@
 # E2E_DIR (outputs, kept for inspection), E2E_DECODE (ffmpeg or defer).
 
 set -u
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 W="${E2E_DIR:-$B/e2e}"
 GPU="${GPU:-0}"

@@ -1,4 +1,5 @@
 # tests/lib.sh: sourced (not run) by tests/*.sh and results/*.sh.
+# shellcheck shell=bash
 #
 #   . "$(dirname "$0")/lib.sh"            (from tests/)
 #   . "$(dirname "$0")/../tests/lib.sh"   (from results/)
@@ -90,8 +91,8 @@ enc() {   # BIN NAME INPUT ARGS...
 }
 
 decoded() {   # NAME [PIX_FMT]
-    local n="$W/$1" pf=()
-    [ -n "${2:-}" ] && pf=(-pix_fmt "$2")
+    local n="$W/$1" pixfmt=()
+    [ -n "${2:-}" ] && pixfmt=(-pix_fmt "$2")
     if [ ! -s "$n.264" ] || [ ! -s "$n.rec.yuv" ]; then
         DECODE_NOTE="no stream or no reconstruction to compare"; return 1
     fi
@@ -107,7 +108,7 @@ decoded() {   # NAME [PIX_FMT]
         DECODE_NOTE="no decoder: ffmpeg not found (E2E_DECODE=defer defers decodes, on the GPU machine only)"
         return 1
     fi
-    if ffmpeg -nostdin -loglevel error -y -i "$n.264" -f rawvideo "${pf[@]}" "$n.dec.yuv" &&
+    if ffmpeg -nostdin -loglevel error -y -i "$n.264" -f rawvideo "${pixfmt[@]}" "$n.dec.yuv" &&
             [ -s "$n.dec.yuv" ] && cmp -s "$n.rec.yuv" "$n.dec.yuv"; then
         DECODE_NOTE="decodes exactly"
     else

@@ -9,6 +9,7 @@
 # (case, expected, observed) to $REL_TABLE (default build/reliability.csv).
 
 set -u
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 W="$B/reliability"
 ENC_TIMEOUT="${ENC_TIMEOUT:-300}"

@@ -14,6 +14,7 @@
 # tests/run.sh [unit|checkasm|e2e|reliability]...   (default: all)
 
 set -u
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 export CUDA_ME_TEST_DATA="$D"
 JOBS="$(nproc 2>/dev/null || echo 2)"

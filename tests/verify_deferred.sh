@@ -7,6 +7,7 @@
 # the decode must equal NAME.rec.md5.  A stream without its md5, or no
 # FFmpeg, is a failure.
 set -u
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 dir="${1:?usage: verify_deferred.sh DIR}"
 command -v ffmpeg >/dev/null 2>&1 || { fail "no decoder: ffmpeg not found"; summary verify_deferred; exit; }
