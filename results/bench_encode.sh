@@ -4,8 +4,8 @@
 #
 #   results/bench_encode.sh OUT.csv
 #
-# Environment: X264 (binary, default build/device/x264/x264), DATA (decoded
-# clips), THREADS (16), PRESETS ("medium slow veryslow"), QPS ("22 27 32 37"),
+# Environment: X264 (binary, default build/device/x264/x264),
+# CUDA_ME_TEST_DATA or DATA (decoded clips, default build/data), THREADS (16), PRESETS ("medium slow veryslow"), QPS ("22 27 32 37"),
 # CLIPS ("street_1080p.y4m flower_720p.y4m"), CONFIGS (names below).
 #
 # Every configuration runs at every QP on every clip; rows: clip, preset,
@@ -14,16 +14,18 @@
 # results/encode_table.py.
 
 set -u
-TOP="$(cd "$(dirname "$0")/.." && pwd)"
-X264="${X264:-$TOP/build/device/x264/x264}"
-DATA="${DATA:-$TOP/build/data}"
+X264_TREE=device/x264
+# shellcheck source=SCRIPTDIR/../tests/lib.sh
+. "$(dirname "$0")/../tests/lib.sh"
+D="${DATA:-$D}"
 THREADS="${THREADS:-16}"
 PRESETS="${PRESETS:-medium slow veryslow}"
 QPS="${QPS:-22 27 32 37}"
 CLIPS="${CLIPS:-street_1080p.y4m flower_720p.y4m}"
 CONFIGS="${CONFIGS:-stock stock_mvt64 gpu_cand64 gpu_repl64 esa64}"
 out="${1:?usage: bench_encode.sh OUT.csv}"
-tmp="$(mktemp -d)"
+W="$(mktemp -d)"
+ENC_TIMEOUT="${ENC_TIMEOUT:-3600}"
 
 args_of() {
     case "$1" in
@@ -40,26 +42,25 @@ args_of() {
     esac
 }
 
+for cfg in $CONFIGS; do args_of "$cfg" > /dev/null || exit 2; done
 echo "clip,preset,config,qp,threads,fps,kbps,psnr_y,ssim_db,gpu_wait_pct,command" > "$out"
 for clip in $CLIPS; do
-    [ -s "$DATA/$clip" ] || { echo "missing $DATA/$clip" >&2; continue; }
+    [ -s "$D/$clip" ] || { fail "missing $D/$clip" >&2; continue; }
     for preset in $PRESETS; do
         for cfg in $CONFIGS; do
             # esa is the slow reference point: medium only
             [ "$cfg" = esa64 ] && [ "$preset" != medium ] && continue
             for qp in $QPS; do
-                cmd="x264 --preset $preset --qp $qp --threads $THREADS --psnr --ssim $(args_of "$cfg")"
-                # shellcheck disable=SC2046
-                "$X264" --preset "$preset" --qp "$qp" --threads "$THREADS" --psnr --ssim $(args_of "$cfg") \
-                    --no-progress -o "$tmp/o.264" "$DATA/$clip" > "$tmp/log" 2>&1 || { echo "FAILED: $cmd" >&2; tail -3 "$tmp/log" >&2; continue; }
-                fps=$(sed -n 's/^encoded [0-9]* frames, \([0-9.]*\) fps.*/\1/p' "$tmp/log")
-                kbps=$(sed -n 's/^encoded [0-9]* frames, [0-9.]* fps, \([0-9.]*\) kb\/s.*/\1/p' "$tmp/log")
-                psnr=$(sed -n 's/.*PSNR Mean Y:\([0-9.]*\) .*/\1/p' "$tmp/log" | tail -1)
-                ssim=$(sed -n 's/.*SSIM Mean Y:[0-9.]* (\([0-9.]*\)db).*/\1/p' "$tmp/log" | tail -1)
-                wait=$(sed -n 's/.*gpu-me: analyse waited .*(\([0-9.]*\)% of .*/\1/p' "$tmp/log")
-                echo "$clip,$preset,$cfg,$qp,$THREADS,$fps,$kbps,$psnr,$ssim,${wait},$cmd" | tee -a "$out"
+                args="--preset $preset --qp $qp --threads $THREADS --psnr --ssim $(args_of "$cfg")"
+                # shellcheck disable=SC2086
+                if ! ENC_DUMP=0 enc "$X264" o "$clip" $args; then
+                    { fail "x264 $args: exit $rc"; tail -3 "$W/o.log"; } >&2; continue
+                fi
+                npass=$((npass+1))   # the row below is the verdict's line
+                echo "$clip,$preset,$cfg,$qp,$THREADS,$(x264_log_stats "$W/o.log"),x264 $args" | tee -a "$out"
             done
         done
     done
 done
-rm -rf "$tmp"
+rm -rf "$W"
+summary bench_encode "$out" >&2

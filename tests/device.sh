@@ -1,37 +1,43 @@
 #!/bin/bash
 # tests/device.sh: what runs on the GPU machine (see README, "GPU machine").
 # Uses binaries built here by ./build.sh device and carried there: it builds
-# nothing.  Sections (default all): data unit sanitize bench e2e
+# nothing.  Sections (default: data unit sanitize bench e2e):
+#   data        decodes the test clips with OpenCV (no FFmpeg there)
+#   unit        unit tests, CUDA_ME_REQUIRE_GPU=1
+#   sanitize    compute-sanitizer memcheck, racecheck, synccheck
+#   bench       kernel benchmark
+#   e2e         tests/e2e.sh GPU=1 with E2E_DECODE=defer: $OUT/e2e-gpu.tgz
+#               holds the streams and NAME.rec.md5; on a machine with FFmpeg:
+#               tar xzf e2e-gpu.tgz -C DIR && tests/verify_deferred.sh DIR
+#   reliability results/reliability_gpu.sh $OUT/reliability (not by default:
+#               its memory case encodes for more than a minute)
 set -u
-TOP="$(cd "$(dirname "$0")/.." && pwd)"
-B="$TOP/build"
+X264_TREE=device/x264
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
 OUT="${OUT:-$B/device-out}"
 mkdir -p "$OUT"
-export CUDA_ME_TEST_DATA="$B/data"
+export CUDA_ME_TEST_DATA="$D"
 export CUDA_ME_COMMIT="${CUDA_ME_COMMIT:-$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
-D="$CUDA_ME_TEST_DATA"
 T="$B/tests/test_cuda_me_static"
 what="${*:-data unit sanitize bench e2e}"
-status=0
 sec() { echo; echo "##### $* ($(date +%T))"; }
+verdict() {   # STATUS WHAT
+    if [ "$1" = 0 ]; then pass "$2"; else fail "$2: exit $1"; fi
+}
+cv2dec() { python3 "$TOP/tests/tools/decode_cv2.py" "$2" "$1" "${@:3}"; }   # OUT SRC FRAMES [W H X Y]
 
 for w in $what; do case "$w" in
 data)
     sec data
-    mkdir -p "$D"
-    dec() { [ -s "$D/$1" ] || python3 "$TOP/tests/tools/decode_cv2.py" "$TOP/tests/data/$2" "$D/$1" "${@:3}"; }
-    dec foreman_cif.y4m BA1_FT_C.264 30
-    dec bus_qcif.y4m test_qcif_cabac.264 30
-    dec mobile_cif.y4m CVPCMNL1_SVA_C.264 20
-    dec carphone_qcif.y4m carphone_pristine.mp4 40
-    dec foreman_346x282.y4m BA1_FT_C.264 12 346 282 2 4
-    dec street_1080p.y4m VID_1920x1080_cabac_temporal_direct.264 8
+    decode_clips cv2dec "street_1080p.y4m VID_1920x1080_cabac_temporal_direct.264 8"
+    verdict $? "test clips decoded in $D"
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
     ;;
 unit)
     sec "unit tests, GPU required"
     CUDA_ME_REQUIRE_GPU=1 "$T" 2>&1 | tee "$OUT/unit.log" | grep -v "^\*\*\* SKIP" | tail -40
-    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    verdict "${PIPESTATUS[0]}" "unit tests, CUDA_ME_REQUIRE_GPU=1"
     ;;
 sanitize)
     for tool in memcheck racecheck synccheck; do
@@ -41,20 +47,25 @@ sanitize)
             timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 9 "$T" > "$OUT/sanitize-$tool.log" 2>&1
         rc=$?
         tail -4 "$OUT/sanitize-$tool.log"
-        echo "compute-sanitizer $tool: exit $rc"
-        [ "$rc" = 0 ] || status=1
+        verdict $rc "compute-sanitizer $tool"
     done
     ;;
 bench)
     sec "kernel benchmark"
     "$B/bench/bench_me" -o "$OUT/kernel_bench.csv" 2>&1 | tee "$OUT/kernel_bench.txt" | tail -60
+    verdict "${PIPESTATUS[0]}" "kernel benchmark"
     ;;
 e2e)
-    sec "end-to-end: CUDA backend == C backend"
-    X264="$B/device/x264/x264" GPU=1 E2E_DIR="$B/e2e-gpu" "$TOP/tests/e2e.sh" 2>&1 | tee "$OUT/e2e-gpu.log"
-    [ "${PIPESTATUS[0]}" = 0 ] || status=1
-    (cd "$B/e2e-gpu" && md5sum *.rec.yuv > rec.md5 && tar czf "$OUT/e2e-gpu.tgz" *.264 rec.md5 *.log)
+    sec "end-to-end: CUDA backend == C backend (decodes deferred)"
+    X264="$X264" E2E_DECODE=defer GPU=1 E2E_DIR="$B/e2e-gpu" "$TOP/tests/e2e.sh" 2>&1 | tee "$OUT/e2e-gpu.log"
+    verdict "${PIPESTATUS[0]}" "end-to-end encodes, CUDA == C"
+    (cd "$B/e2e-gpu" && tar czf "$OUT/e2e-gpu.tgz" ./*.264 ./*.rec.md5 ./*.log)
+    ;;
+reliability)
+    sec "reliability on the GPU (decodes deferred)"
+    X264="$X264" "$TOP/results/reliability_gpu.sh" "$OUT/reliability"
+    verdict $? "results/reliability_gpu.sh"
     ;;
 *) echo "unknown section $w"; exit 2 ;;
 esac; done
-exit $status
+summary device

@@ -14,9 +14,9 @@
 # tests/run.sh [unit|checkasm|e2e|reliability]...   (default: all)
 
 set -u
-TOP="$(cd "$(dirname "$0")/.." && pwd)"
-B="$TOP/build"
-export CUDA_ME_TEST_DATA="${CUDA_ME_TEST_DATA:-$B/data}"
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+export CUDA_ME_TEST_DATA="$D"
 JOBS="$(nproc 2>/dev/null || echo 2)"
 failed=""
 
@@ -33,20 +33,11 @@ run() {
 }
 
 # Decoded clips (y4m) for the unit and end-to-end tests, from tests/data.
-decode_clips() {
-    mkdir -p "$CUDA_ME_TEST_DATA"
-    local d="$CUDA_ME_TEST_DATA"
-    dec() {   # out src frames [extra ffmpeg args]
-        local out="$1" src="$2" n="$3"; shift 3
-        [ -s "$d/$out" ] && return 0
-        ffmpeg -nostdin -loglevel error -y -i "$TOP/tests/data/$src" -frames:v "$n" "$@" -pix_fmt yuv420p "$d/$out.tmp.y4m" &&
-            mv "$d/$out.tmp.y4m" "$d/$out"
-    }
-    dec foreman_cif.y4m BA1_FT_C.264 30 &&
-    dec bus_qcif.y4m test_qcif_cabac.264 30 &&
-    dec mobile_cif.y4m CVPCMNL1_SVA_C.264 20 &&
-    dec carphone_qcif.y4m carphone_pristine.mp4 40 &&
-    dec foreman_346x282.y4m BA1_FT_C.264 12 -vf crop=346:282:2:4
+ffdec() {   # OUT SRC FRAMES [W H X Y]
+    local crop=()
+    [ $# -ge 7 ] && crop=(-vf "crop=$4:$5:$6:$7")
+    ffmpeg -nostdin -loglevel error -y -i "$2" -frames:v "$3" "${crop[@]}" -pix_fmt yuv420p "$1.tmp.y4m" &&
+        mv "$1.tmp.y4m" "$1"
 }
 
 unit() {
@@ -67,7 +58,7 @@ reliability() {
 }
 
 what="${*:-unit checkasm e2e reliability}"
-run "decode test clips" decode_clips || true
+run "decode test clips" decode_clips ffdec || true
 for w in $what; do
     case "$w" in
         unit)     run "unit tests (Check)" unit ;;
