@@ -249,7 +249,7 @@ ffmpeg_source() {
 # cuda_me.libs).  Unchanged files keep their time stamps.
 ffmpeg_x264() {
     xdir="$1"; p="$2"
-    make -C "$xdir" -s install-lib-static prefix="$p" INSTALL="install -C" >/dev/null ||
+    make -C "$xdir" -s install-lib-static prefix="$p" INSTALL="install -C" RANLIB= >/dev/null ||
         die "cannot install $xdir's libx264 into $p"
     sed "s|^prefix=.*|prefix=$p|" "$xdir/x264.pc" > "$p/lib/pkgconfig/x264.pc.tmp"
     mv "$p/lib/pkgconfig/x264.pc.tmp" "$p/lib/pkgconfig/x264.pc"
