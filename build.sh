@@ -4,7 +4,8 @@
 #   ./build.sh            install what is missing, get x264, apply patches/
 #                         in build/x264-src, build cuda_me and the patched
 #                         x264 (build/x264/x264)
-#   ./build.sh test       the above, then build and run every test
+#   ./build.sh test       the above, stock x264 and FFmpeg, then build and
+#                         run every test
 #   ./build.sh device     also build binaries for the GPU machine (static
 #                         cudart, no libav*: build/device/, with
 #                         build/device/ffmpeg/ffmpeg)
@@ -329,7 +330,7 @@ case "$what" in
     all)  deps; x264_source; x264_patch; cuda_me; x264_all ;;
     device) deps; x264_source; x264_patch; cuda_me; x264_all; device; ffmpeg_all; ffmpeg_device ;;
     ffmpeg) deps; x264_source; x264_patch; cuda_me; x264_all; ffmpeg_all ;;
-    test) deps; x264_source; x264_patch; cuda_me; x264_all; x264_stock
+    test) deps; x264_source; x264_patch; cuda_me; x264_all; x264_stock; ffmpeg_all
           exec "$TOP/tests/run.sh" ;;
     patches) x264_source; patches ;;
     *) echo "usage: $0 [all|test|device|ffmpeg|deps|patches]"; exit 1 ;;
