@@ -4,9 +4,13 @@
 #   ./build.sh            install what is missing, get x264, apply patches/
 #                         in build/x264-src, build cuda_me and the patched
 #                         x264 (build/x264/x264)
-#   ./build.sh test       the above, then build and run every test
+#   ./build.sh test       the above, stock x264 and FFmpeg, then build and
+#                         run every test
 #   ./build.sh device     also build binaries for the GPU machine (static
-#                         cudart, no libav*: build/device/)
+#                         cudart, no libav*: build/device/, with
+#                         build/device/ffmpeg/ffmpeg)
+#   ./build.sh ffmpeg     also build FFmpeg (Debian's source package, 5.1.x)
+#                         with the patched static libx264: build/ffmpeg/ffmpeg
 #   ./build.sh deps       only install the system packages
 #   ./build.sh patches    export the commits of build/x264-src on top of the
 #                         pinned x264 into patches/ (the edit loop: README)
@@ -205,15 +209,129 @@ device() {
     say "device binaries: $B/device/x264/x264, $B/tests/test_cuda_me_static, $B/bench/bench_me"
 }
 
+# ------------------------------------------------------------------ FFmpeg
+
+FFMPEG_DEB_SERIES="7:5.1."   # bookworm's ffmpeg; whichever 5.1.x the archive has
+FFMPEG_SRC="$B/ffmpeg-src"
+
+# Debian's source package ffmpeg, through the same deb-src list as x264
+# (debian_sources), extracted by dpkg-source (Debian's patches applied) into
+# build/ffmpeg-src.  Fetched once: delete build/ffmpeg-src to fetch again.
+ffmpeg_source() {
+    [ -f "$FFMPEG_SRC/.debian-version" ] && return 0
+    d="$B/debsrc"
+    debian_sources "$d"
+    apt_opts="-o Dir::Etc::SourceList=$d/sources.list -o Dir::Etc::SourceParts=$d/parts \
+              -o Dir::State::Lists=$d/lists -o Dir::Cache=$d/cache -o APT::Sandbox::User=root"
+    # shellcheck disable=SC2086
+    apt-get $apt_opts update -qq >/dev/null 2>&1 || die "apt-get update of the deb-src list failed"
+    rm -rf "$d/ffmpeg" && mkdir -p "$d/ffmpeg"
+    # shellcheck disable=SC2086
+    (cd "$d/ffmpeg" && apt-get $apt_opts source --download-only -qq ffmpeg >/dev/null 2>&1) ||
+        die "apt-get source ffmpeg failed"
+    dsc="$(ls "$d"/ffmpeg/ffmpeg_*.dsc 2>/dev/null | head -n 1)"
+    [ -n "$dsc" ] || die "no ffmpeg .dsc after apt-get source ffmpeg"
+    version="$(sed -n 's/^Version: //p' "$dsc")"
+    case "$version" in
+        "$FFMPEG_DEB_SERIES"*) ;;
+        *) die "Debian's ffmpeg source package is $version, not ${FFMPEG_DEB_SERIES}x (bookworm)" ;;
+    esac
+    say "FFmpeg: Debian's source package ffmpeg $version"
+    rm -rf "$FFMPEG_SRC" "$FFMPEG_SRC.tmp"
+    dpkg-source -x "$dsc" "$FFMPEG_SRC.tmp" >"$d/ffmpeg/dpkg-source.out" 2>&1 ||
+        { cat "$d/ffmpeg/dpkg-source.out"; die "dpkg-source -x $dsc failed"; }
+    echo "$version" > "$FFMPEG_SRC.tmp/.debian-version"
+    mv "$FFMPEG_SRC.tmp" "$FFMPEG_SRC"
+}
+
+# ffmpeg_x264 XDIR PREFIX: the static patched libx264 of the x264 build XDIR
+# as FFmpeg sees it: PREFIX/include, PREFIX/lib/libx264.a and a private
+# PREFIX/lib/pkgconfig/x264.pc (x264's own, whose Libs name libcuda_me.a and
+# cuda_me.libs).  Unchanged files keep their time stamps.
+ffmpeg_x264() {
+    xdir="$1"; p="$2"
+    make -C "$xdir" -s install-lib-static prefix="$p" INSTALL="install -C" RANLIB= >/dev/null ||
+        die "cannot install $xdir's libx264 into $p"
+    sed "s|^prefix=.*|prefix=$p|" "$xdir/x264.pc" > "$p/lib/pkgconfig/x264.pc.tmp"
+    mv "$p/lib/pkgconfig/x264.pc.tmp" "$p/lib/pkgconfig/x264.pc"
+    grep -q -e '-lcuda_me' "$p/lib/pkgconfig/x264.pc" || die "$p/lib/pkgconfig/x264.pc does not link cuda_me"
+}
+
+# Only what encoding with libx264 needs: local files and pipes; mp4/mov,
+# Matroska, raw H.264/HEVC, y4m and raw video in; H.264, HEVC, MPEG-4, VP9
+# and raw video decoders (and AAC, so that a clip with sound encodes without
+# -an); libx264 (and AAC) out into mp4/mov, Matroska, raw H.264, raw video or
+# null; no autodetected system library, no docs, no ffplay/ffprobe.
+FFMPEG_CONFIG="--disable-everything --disable-autodetect --disable-network --disable-doc
+    --disable-ffplay --disable-ffprobe --disable-avdevice --disable-postproc --disable-debug
+    --enable-gpl --enable-libx264 --pkg-config-flags=--static
+    --enable-protocol=file,pipe
+    --enable-demuxer=mov,matroska,h264,hevc,yuv4mpegpipe,rawvideo
+    --enable-parser=h264,hevc,mpeg4video,vp9,aac
+    --enable-decoder=h264,hevc,mpeg4,vp9,rawvideo,aac
+    --enable-encoder=libx264,aac,rawvideo,wrapped_avframe
+    --enable-muxer=mp4,mov,matroska,h264,rawvideo,null
+    --enable-filter=scale,format,null,aresample,aformat,anull"
+
+# ffmpeg_build DIR X264-PREFIX [CONFIGURE-ARGS...]: out-of-tree build of
+# build/ffmpeg-src, reconfigured when the arguments, the source or x264.pc
+# change, relinked when libx264.a or libcuda_me.a is newer than the binary.
+ffmpeg_build() {
+    dir="$1"; xp="$2"; shift 2
+    pc="$xp/lib/pkgconfig"
+    # shellcheck disable=SC2086
+    set -- $FFMPEG_CONFIG "$@"
+    stamp="$(cat "$FFMPEG_SRC/.debian-version") $* $(sha256sum < "$pc/x264.pc")"
+    mkdir -p "$dir"
+    if [ "$(cat "$dir/.configured" 2>/dev/null)" != "$stamp" ]; then
+        say "configuring FFmpeg in $dir"
+        rm -f "$dir/.configured"
+        (cd "$dir" && PKG_CONFIG_LIBDIR="$pc" PKG_CONFIG_PATH="" "$FFMPEG_SRC/configure" "$@" > configure.out 2>&1) ||
+            { tail -n 40 "$dir/ffbuild/config.log" 2>/dev/null; cat "$dir/configure.out"; die "FFmpeg configure failed in $dir"; }
+        echo "$stamp" > "$dir/.configured"
+    fi
+    # FFmpeg's Makefile does not know external libraries: relink by hand.
+    for l in "$xp/lib/libx264.a" "$B/lib/libcuda_me.a"; do
+        [ "$l" -nt "$dir/ffmpeg_g" ] && rm -f "$dir/ffmpeg" "$dir/ffmpeg_g"
+    done
+    make -C "$dir" -j"$JOBS" >/dev/null 2>"$dir/make.err" || { tail -n 60 "$dir/make.err"; die "FFmpeg build failed in $dir"; }
+    "$dir/ffmpeg" -hide_banner -buildconf | grep -q -e '--enable-libx264' || die "$dir/ffmpeg was built without libx264"
+}
+
+ffmpeg_all() {
+    ffmpeg_source
+    ffmpeg_x264 "$B/x264" "$B/ffmpeg-x264"
+    start=$(date +%s)
+    ffmpeg_build "$B/ffmpeg" "$B/ffmpeg-x264"
+    say "FFmpeg $(cat "$FFMPEG_SRC/.debian-version") with the patched libx264: $B/ffmpeg/ffmpeg ($(( $(date +%s) - start )) s)"
+}
+
+# The GPU machine has no FFmpeg libraries and no nasm: build/ffmpeg/ffmpeg
+# links FFmpeg, libx264, cuda_me and the CUDA runtime statically and nothing
+# outside the C/C++ runtime dynamically (checked), so it is that binary.
+ffmpeg_device() {
+    needed="$(readelf -d "$B/ffmpeg/ffmpeg" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')"
+    for n in $needed; do
+        case "$n" in
+            libc.so.*|libm.so.*|libdl.so.*|librt.so.*|libpthread.so.*|libstdc++.so.*|libgcc_s.so.*|ld-linux*) ;;
+            *) die "$B/ffmpeg/ffmpeg needs $n: not for the GPU machine" ;;
+        esac
+    done
+    mkdir -p "$B/device/ffmpeg"
+    cmp -s "$B/ffmpeg/ffmpeg" "$B/device/ffmpeg/ffmpeg" || cp "$B/ffmpeg/ffmpeg" "$B/device/ffmpeg/ffmpeg"
+    say "device FFmpeg: $B/device/ffmpeg/ffmpeg (needs only: $(echo $needed))"
+}
+
 # ------------------------------------------------------------------ main
 
 what="${1:-all}"
 case "$what" in
     deps) deps ;;
     all)  deps; x264_source; x264_patch; cuda_me; x264_all ;;
-    device) deps; x264_source; x264_patch; cuda_me; x264_all; device ;;
-    test) deps; x264_source; x264_patch; cuda_me; x264_all; x264_stock
+    device) deps; x264_source; x264_patch; cuda_me; x264_all; device; ffmpeg_all; ffmpeg_device ;;
+    ffmpeg) deps; x264_source; x264_patch; cuda_me; x264_all; ffmpeg_all ;;
+    test) deps; x264_source; x264_patch; cuda_me; x264_all; x264_stock; ffmpeg_all
           exec "$TOP/tests/run.sh" ;;
     patches) x264_source; patches ;;
-    *) echo "usage: $0 [all|test|device|deps|patches]"; exit 1 ;;
+    *) echo "usage: $0 [all|test|device|ffmpeg|deps|patches]"; exit 1 ;;
 esac

@@ -40,6 +40,8 @@ if [ "$GPU" = 1 ]; then
 pyramid foreman_cif.y4m --bframes 3 --b-pyramid normal --ref 4 --threads 4
 ponly foreman_cif.y4m --bframes 0 --ref 1 --threads 1
 replace foreman_cif.y4m --gpu-me-mode replace --threads 4 --merange 32
+adaptive foreman_cif.y4m --gpu-me-mode adaptive --threads 4 --gpu-me-range 24
+threads8 mobile_cif.y4m --threads 8 --gpu-me-range 24 --bframes 3
 partall mobile_cif.y4m --ref 3 --mixed-refs --partitions all --threads 4
 sliced foreman_cif.y4m --sliced-threads --threads 4
 odd foreman_346x282.y4m --threads 2 --gpu-me-range 48
@@ -66,14 +68,21 @@ EOF
 
     if [ "$gpu_present" = 0 ]; then
         echo "--- no GPU here"
-        if enc "$X264" auto foreman_cif.y4m --gpu-me --threads 2; then
+        if enc "$X264" auto foreman_cif.y4m --gpu-me --gpu-me-range 16 --threads 2; then
             n=$(grep -c "gpu-me" "$W/auto.log")
             if [ "$n" = 1 ] && grep -q "warning.*gpu-me:.*x264's own motion search" "$W/auto.log"; then
                 pass "--gpu-me without GPU: one warning: $(grep gpu-me "$W/auto.log")"
             else
                 fail "--gpu-me without GPU: expected one warning line, got $n"; cat "$W/auto.log"
             fi
-            same auto plain1 "--gpu-me without GPU encodes exactly as x264 alone"
+            # The device opens in the background (CUDA start-up overlaps x264's),
+            # so the option SEI, written before the open ends, says what was
+            # asked for; every picture is x264's alone.
+            if cmp -s "$W/auto.rec.yuv" "$W/plain1.rec.yuv" && grep -q "gpu_me=replace:16" "$W/auto.264"; then
+                pass "--gpu-me without GPU encodes exactly as x264 alone (same pictures; the option SEI says gpu_me=replace:16)"
+            else
+                fail "--gpu-me without GPU encodes differently from x264 alone"
+            fi
             if decoded auto; then pass "--gpu-me without GPU: $DECODE_NOTE"; else fail "--gpu-me without GPU: $DECODE_NOTE"; fi
         else
             fail "--gpu-me without GPU must exit 0"
@@ -89,6 +98,39 @@ EOF
         echo "--- a GPU is present: the no-GPU checks do not apply (GPU=1 runs the GPU checks)"
     fi
 
+    echo "--- what plain --gpu-me chooses (decided at open, from size and options)"
+    if enc "$X264" small foreman_cif.y4m --gpu-me --threads 2 && grep -q "info.*gpu-me: 352x288.*too small.*x264's own motion search" "$W/small.log" &&
+       ! grep -q "warning" "$W/small.log"; then
+        pass "--gpu-me on CIF: off, one info line: $(grep gpu-me "$W/small.log" | sed 's/.*gpu-me: //')"
+    else
+        fail "--gpu-me on CIF: expected one info line and no GPU"; cat "$W/small.log"
+    fi
+    same small plain1 "--gpu-me on CIF encodes exactly as x264 alone"
+    if [ -s "$D/street_1080p_2.y4m" ] || ffmpeg -nostdin -loglevel error -y -i "$TOP/tests/data/VID_1920x1080_cabac_temporal_direct.264" \
+           -frames:v 2 -pix_fmt yuv420p "$D/street_1080p_2.y4m"; then
+        if ENC_DUMP=0 enc "$X264" fast1080 street_1080p_2.y4m --gpu-me --preset ultrafast --threads 16 &&
+           grep -q "gpu-me: 1920x1080, --me dia: .*diamond.*x264's own motion search" "$W/fast1080.log"; then
+            pass "--gpu-me --preset ultrafast at 1080p: off: $(grep gpu-me "$W/fast1080.log" | sed 's/.*gpu-me: //')"
+        else
+            fail "--gpu-me --preset ultrafast at 1080p: expected it off"; cat "$W/fast1080.log"
+        fi
+        if ENC_DUMP=0 enc "$X264" auto1080 street_1080p_2.y4m --gpu-me --gpu-me-backend c --frames 1 --threads 16 &&
+           grep -q "gpu-me: C reference; range 64 chosen for 1920x1080 .*frame-thread MV limit 72" "$W/auto1080.log"; then
+            pass "--gpu-me at 1080p, 16 threads: $(grep 'gpu-me: C' "$W/auto1080.log" | sed 's/.*gpu-me: //')"
+        else
+            fail "--gpu-me at 1080p: expected range 64 and thread MV limit 72"; cat "$W/auto1080.log"
+        fi
+    else
+        fail "cannot decode the 1080p test clip"
+    fi
+    if enc "$X264" stats foreman_cif.y4m --gpu-me-stats --threads 2 &&
+       grep -q "gpu-me: x264 motion searches [1-9][0-9]*, integer part [0-9.]* ms" "$W/stats.log"; then
+        pass "--gpu-me-stats alone times x264's searches: $(grep 'motion searches' "$W/stats.log" | sed 's/.*gpu-me: //')"
+    else
+        fail "--gpu-me-stats alone: no motion search times"; cat "$W/stats.log"
+    fi
+    same stats plain1 "--gpu-me-stats changes no byte"
+
     echo "--- C reference backend (the search the GPU must reproduce)"
     C="--gpu-me --gpu-me-backend c"
     # shellcheck disable=SC2086
@@ -96,6 +138,7 @@ EOF
     check pyramid foreman_cif.y4m $C --bframes 3 --b-pyramid normal --ref 4 --threads 2 --gpu-me-stats
     check ponly foreman_cif.y4m $C --bframes 0 --ref 1 --threads 1
     check replace foreman_cif.y4m $C --gpu-me-mode replace --threads 2
+    check adaptive foreman_cif.y4m $C --gpu-me-mode adaptive --threads 2
     check partall mobile_cif.y4m $C --ref 3 --mixed-refs --partitions all --threads 2
     check sliced foreman_cif.y4m $C --sliced-threads --threads 3
     check threads4 foreman_cif.y4m $C --threads 4 --merange 24

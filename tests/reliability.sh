@@ -67,7 +67,7 @@ echo "--- absurd options"
 enc "$X264" mr0 "$Q" $C --merange 0 --frames 5; encodes "--merange 0 (x264: 4)" mr0
 enc "$X264" mrbig "$Q" $C --merange 100000 --frames 3; encodes "--merange 100000 (gpu-me: 128)" mrbig yuv420p "search range .* using 128"
 enc "$X264" gr3 "$Q" $C --gpu-me-range 3 --frames 3; encodes "--gpu-me-range 3" gr3 yuv420p "search range 3 out of"
-enc "$X264" dev99 "$Q" --gpu-me --gpu-me-device 99 --frames 3; encodes "--gpu-me-device 99, auto backend" dev99 yuv420p "warning.*gpu-me"
+enc "$X264" dev99 "$Q" --gpu-me --gpu-me-range 8 --gpu-me-device 99 --frames 3; encodes "--gpu-me-device 99, auto backend" dev99 yuv420p "warning.*gpu-me"
 enc "$X264" dev99c "$Q" --gpu-me --gpu-me-backend cuda --gpu-me-device 99 --frames 3; refuses "--gpu-me-device 99, --gpu-me-backend cuda" dev99c
 enc "$X264" badbe "$Q" --gpu-me --gpu-me-backend opencl --frames 3; refuses "--gpu-me-backend opencl (unknown)" badbe
 enc "$X264" badmode "$Q" --gpu-me --gpu-me-mode fast --frames 3; refuses "--gpu-me-mode fast (unknown)" badmode

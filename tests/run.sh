@@ -10,8 +10,14 @@
 #              FFmpeg decodes every output to x264's reconstruction exactly
 #   reliability tests/reliability.sh: bad input, absurd options, injected
 #              faults, valgrind (C backend)
+#   patches    tests/check_patches.sh: patches/ is text and sources only, and
+#              applying then exporting it is a fixed point
+#   reconfig   tests/reconfig.sh: x264_encoder_reconfig() during --gpu-me
+#              encodes through libx264's API, under valgrind
+#   ffmpeg     tests/ffmpeg.sh: build/ffmpeg/ffmpeg -c:v libx264 -x264-params gpu-me=1
+#   abi        tests/abi.sh: the shared patched library is libx264-gpu-me.so.164
 #
-# tests/run.sh [unit|checkasm|e2e|reliability]...   (default: all)
+# tests/run.sh [patches|unit|checkasm|e2e|reconfig|reliability|ffmpeg|abi]...   (default: all)
 
 set -u
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -57,11 +63,15 @@ reliability() {
     "$TOP/tests/reliability.sh"
 }
 
-what="${*:-unit checkasm e2e reliability}"
+what="${*:-patches unit checkasm e2e reconfig reliability ffmpeg abi}"
 run "decode test clips" decode_clips ffdec || true
 for w in $what; do
     case "$w" in
+        patches)  run "patch series" "$TOP/tests/check_patches.sh" ;;
         unit)     run "unit tests (Check)" unit ;;
+        reconfig) run "reconfig through the API" "$TOP/tests/reconfig.sh" ;;
+        ffmpeg)   run "FFmpeg with the patched libx264" "$TOP/tests/ffmpeg.sh" ;;
+        abi)      run "shared library (libx264-gpu-me.so)" "$TOP/tests/abi.sh" ;;
         checkasm) run "x264 checkasm" checkasm ;;
         e2e)      run "end-to-end encodes" e2e ;;
         reliability) run "reliability" reliability ;;

@@ -1,0 +1,158 @@
+#!/bin/bash
+# tests/ffmpeg.sh: the patched libx264 inside FFmpeg (./build.sh ffmpeg),
+# on the CPU with the C backend of the GPU search.
+#
+#   build      build/ffmpeg/ffmpeg has --enable-gpl --enable-libx264 and
+#              links libavcodec and libx264 statically (needs neither .so)
+#   gpu-me=1   -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-stats=1 encodes
+#              (exit 0, a non-empty mp4) and x264's "gpu-me: frames"
+#              statistics line is in FFmpeg's log
+#   gpu-me=0   -x264-params gpu-me=0 encodes (exit 0), no gpu-me line, and
+#              its stream is byte-identical to no -x264-params at all
+#   differ     the gpu-me=1 and gpu-me=0 streams differ
+#   decode     Debian's /usr/bin/ffmpeg decodes both without an error, every
+#              frame
+#   options    every gpu-me-* option gets through -x264-params (mode cand,
+#              range 24, device 0, stats 0): no parse error, x264 reports
+#              them and writes gpu_me=cand:24 into the stream's option SEI
+#   bad value  gpu-me-mode=bogus: -x264opts fails (exit != 0, "bad value for
+#              'gpu-me-mode'"); -x264-params, where FFmpeg only warns about
+#              x264 options, names it ("Error parsing option 'gpu-me-mode =
+#              bogus'")
+#
+# Environment: FFMPEG (binary under test) [build/ffmpeg/ffmpeg],
+# CUDA_ME_TEST_DATA (decoded clips, foreman_cif.y4m is made when missing),
+# FFMPEG_TEST_DIR (outputs, kept for inspection) [build/ffmpeg-test],
+# FRAMES [8].
+
+set -u
+TOP="$(cd "$(dirname "$0")/.." && pwd)"
+B="$TOP/build"
+FF="${FFMPEG:-$B/ffmpeg/ffmpeg}"
+SYSFF=/usr/bin/ffmpeg
+D="${CUDA_ME_TEST_DATA:-$B/data}"
+W="${FFMPEG_TEST_DIR:-$B/ffmpeg-test}"
+N="${FRAMES:-8}"
+rm -rf "$W" && mkdir -p "$W"
+
+npass=0
+nfail=0
+pass() { echo "  ok    $*"; npass=$((npass+1)); }
+fail() { echo "  FAIL  $*"; nfail=$((nfail+1)); }
+finish() {
+    echo "ffmpeg: $npass passed, $nfail failed"
+    [ "$nfail" = 0 ]
+    exit
+}
+
+if [ ! -x "$FF" ]; then
+    fail "no $FF: run ./build.sh ffmpeg"
+    finish
+fi
+if [ ! -x "$SYSFF" ]; then
+    fail "no $SYSFF (Debian's ffmpeg) to decode with"
+    finish
+fi
+
+# The clip: tests/run.sh's decoded foreman, or decode it here.
+clip="$D/foreman_cif.y4m"
+if [ ! -s "$clip" ]; then
+    clip="$W/foreman_cif.y4m"
+    "$SYSFF" -nostdin -loglevel error -y -i "$TOP/tests/data/BA1_FT_C.264" -frames:v "$N" -pix_fmt yuv420p "$clip" ||
+        { fail "cannot decode tests/data/BA1_FT_C.264"; finish; }
+fi
+
+# enc NAME ARGS...: encode N frames of the clip to NAME.mp4, log in NAME.log
+enc() {
+    local name="$1"; shift
+    "$FF" -nostdin -hide_banner -y -i "$clip" -frames:v "$N" -an -c:v libx264 "$@" "$W/$name.mp4" > "$W/$name.log" 2>&1
+}
+
+# decodes NAME: Debian's ffmpeg decodes NAME.mp4 with no error, N frames
+decodes() {
+    local n="$1" frames
+    "$SYSFF" -nostdin -v error -xerror -i "$W/$n.mp4" -f framemd5 "$W/$n.framemd5" > "$W/$n.dec.log" 2>&1 &&
+        [ ! -s "$W/$n.dec.log" ] || return 1
+    frames="$(grep -vc '^#' "$W/$n.framemd5")"
+    [ "$frames" = "$N" ] || { echo "        $n: $frames frames decoded, $N encoded"; return 1; }
+}
+
+# 1. the binary
+conf="$("$FF" -hide_banner -buildconf 2>&1)"
+needed="$(readelf -d "$FF" 2>/dev/null | grep NEEDED)"
+if echo "$conf" | grep -q -e '--enable-gpl' && echo "$conf" | grep -q -e '--enable-libx264' &&
+   ! echo "$needed" | grep -q -e 'libx264' -e 'libavcodec'; then
+    pass "build: $FF has --enable-gpl --enable-libx264, libavcodec and libx264 linked statically"
+else
+    fail "build: $FF lacks --enable-gpl/--enable-libx264 or needs a shared libavcodec/libx264"
+fi
+
+# 2. gpu-me=1, C backend, statistics
+if enc on -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-stats=1 && [ -s "$W/on.mp4" ]; then
+    if grep -q '^\[libx264 @ [^]]*\] gpu-me: frames [1-9]' "$W/on.log"; then
+        pass "gpu-me=1: exit 0, gpu-me statistics in FFmpeg's log: $(grep -m1 'gpu-me: frames' "$W/on.log" | sed 's/.*gpu-me: //')"
+    else
+        fail "gpu-me=1: exit 0 but no 'gpu-me: frames' line in $W/on.log"
+    fi
+else
+    fail "gpu-me=1: FFmpeg failed"; tail -n 5 "$W/on.log"
+fi
+
+# 3. gpu-me=0: as if the option were not there
+if enc off -x264-params gpu-me=0 && [ -s "$W/off.mp4" ] && enc plain; then
+    if grep -q 'Error parsing option' "$W/off.log"; then
+        fail "gpu-me=0: $(grep -m1 'Error parsing option' "$W/off.log")"
+    elif grep -q 'gpu-me:' "$W/off.log"; then
+        fail "gpu-me=0: exit 0 but x264 printed gpu-me lines"
+    elif ! cmp -s "$W/off.mp4" "$W/plain.mp4"; then
+        fail "gpu-me=0: exit 0 but the stream differs from one without -x264-params"
+    else
+        pass "gpu-me=0: exit 0, no gpu-me lines, stream identical to no -x264-params"
+    fi
+else
+    fail "gpu-me=0: FFmpeg failed"; tail -n 5 "$W/off.log" "$W/plain.log"
+fi
+
+# 4. the two streams differ
+if [ -s "$W/on.mp4" ] && [ -s "$W/off.mp4" ] && ! cmp -s "$W/on.mp4" "$W/off.mp4"; then
+    pass "differ: gpu-me=1 and gpu-me=0 streams differ ($(stat -c %s "$W/on.mp4") vs $(stat -c %s "$W/off.mp4") bytes)"
+else
+    fail "differ: gpu-me=1 and gpu-me=0 streams are identical or missing"
+fi
+
+# 5. Debian's FFmpeg decodes both
+if decodes on && decodes off; then
+    pass "decode: $SYSFF decodes both without error, $N frames each"
+else
+    fail "decode: $SYSFF cannot decode a stream cleanly"; cat "$W/on.dec.log" "$W/off.dec.log" 2>/dev/null | head -n 5
+fi
+
+# 6. every gpu-me-* option through -x264-params
+if enc opts -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-mode=cand:gpu-me-range=24:gpu-me-device=0:gpu-me-stats=0; then
+    if grep -q 'Error parsing option' "$W/opts.log"; then
+        fail "options: FFmpeg could not pass an option: $(grep -m1 'Error parsing option' "$W/opts.log")"
+    elif ! grep -q 'gpu-me: C reference, range 24, .* cand mode' "$W/opts.log"; then
+        fail "options: x264 did not report 'C reference, range 24, ..., cand mode'"; grep 'gpu-me' "$W/opts.log"
+    elif grep -q 'gpu-me: frames' "$W/opts.log"; then
+        fail "options: gpu-me-stats=0 still printed statistics"
+    elif ! grep -a -q 'gpu_me=cand:24 ' "$W/opts.mp4"; then
+        fail "options: no gpu_me=cand:24 in the stream's option SEI"
+    else
+        pass "options: gpu-me, -backend, -mode, -range, -device, -stats reach x264 (SEI: gpu_me=cand:24)"
+    fi
+else
+    fail "options: FFmpeg failed"; tail -n 5 "$W/opts.log"
+fi
+
+# 7. a bad value
+enc bad_opts -x264opts gpu-me=1:gpu-me-backend=c:gpu-me-mode=bogus; rc_opts=$?
+enc bad_params -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-mode=bogus
+if [ "$rc_opts" != 0 ] && grep -q "bad value for 'gpu-me-mode': 'bogus'" "$W/bad_opts.log" &&
+   grep -q "Error parsing option 'gpu-me-mode = bogus'" "$W/bad_params.log"; then
+    pass "bad value: gpu-me-mode=bogus fails -x264opts (exit $rc_opts) and is named by -x264-params"
+else
+    fail "bad value: gpu-me-mode=bogus not reported (-x264opts exit $rc_opts)"
+    grep -h -i 'bogus' "$W/bad_opts.log" "$W/bad_params.log"
+fi
+
+finish
