@@ -35,7 +35,7 @@ die() { echo "build.sh: error: $*" >&2; exit 1; }
 
 # ------------------------------------------------------------------ packages
 
-PACKAGES="build-essential git nasm pkg-config ffmpeg libavformat-dev libavcodec-dev libavutil-dev libswscale-dev check python3 xz-utils valgrind"
+PACKAGES="build-essential git nasm pkg-config ffmpeg libavformat-dev libavcodec-dev libavutil-dev libswscale-dev check python3 python3-venv xz-utils valgrind"
 
 deps() {
     missing=""

@@ -9,6 +9,10 @@
 #   e2e         tests/e2e.sh GPU=1 with E2E_DECODE=defer: $OUT/e2e-gpu.tgz
 #               holds the streams and NAME.rec.md5; on a machine with FFmpeg:
 #               tar xzf e2e-gpu.tgz -C DIR && tests/verify_deferred.sh DIR
+#   sanitize-encode  compute-sanitizer memcheck, racecheck, synccheck over
+#               real --gpu-me encodes (CUDA backend)
+#   ffmpeg      build/device/ffmpeg/ffmpeg -c:v libx264 -x264-params gpu-me=1
+#               on the CUDA backend
 #   reliability results/reliability_gpu.sh $OUT/reliability (not by default:
 #               its memory case encodes for more than a minute)
 set -u
@@ -60,6 +64,35 @@ e2e)
     X264="$X264" E2E_DECODE=defer GPU=1 E2E_DIR="$B/e2e-gpu" "$TOP/tests/e2e.sh" 2>&1 | tee "$OUT/e2e-gpu.log"
     verdict "${PIPESTATUS[0]}" "end-to-end encodes, CUDA == C"
     (cd "$B/e2e-gpu" && tar czf "$OUT/e2e-gpu.tgz" ./*.264 ./*.rec.md5 ./*.log)
+    ;;
+sanitize-encode)
+    for tool in memcheck racecheck synccheck; do
+        sec "compute-sanitizer $tool over a --gpu-me encode"
+        timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "$X264" --no-progress --gpu-me --gpu-me-backend cuda \
+            --gpu-me-range 16 --gpu-me-stats --threads 4 --bframes 3 --ref 3 --frames 16 -o "$OUT/san-$tool.264" \
+            "$D/foreman_cif.y4m" > "$OUT/sanitize-encode-$tool.log" 2>&1
+        rc=$?
+        grep -E "ERROR SUMMARY|encoded|gpu-me: backend" "$OUT/sanitize-encode-$tool.log" | tail -3
+        if [ "$rc" = 0 ] && grep -q "gpu-me: backend cuda" "$OUT/sanitize-encode-$tool.log" &&
+           grep -q "ERROR SUMMARY: 0 errors" "$OUT/sanitize-encode-$tool.log"; then
+            pass "compute-sanitizer $tool over a --gpu-me encode: 0 errors"
+        else
+            fail "compute-sanitizer $tool over a --gpu-me encode: exit $rc"
+        fi
+    done
+    ;;
+ffmpeg)
+    sec "FFmpeg with the patched libx264, CUDA backend"
+    FF="$B/device/ffmpeg/ffmpeg"
+    "$FF" -nostdin -y -i "$D/foreman_cif.y4m" -c:v libx264 \
+        -x264-params gpu-me=1:gpu-me-backend=cuda:gpu-me-range=16:gpu-me-stats=1 "$OUT/ffmpeg-gpu.mp4" > "$OUT/ffmpeg-gpu.log" 2>&1
+    rc=$?
+    grep "gpu-me: backend" "$OUT/ffmpeg-gpu.log"
+    if [ "$rc" = 0 ] && grep -q "gpu-me: backend cuda" "$OUT/ffmpeg-gpu.log"; then
+        pass "ffmpeg -x264-params gpu-me=1 on the CUDA backend"
+    else
+        fail "ffmpeg -x264-params gpu-me=1 on the CUDA backend: exit $rc"; tail -5 "$OUT/ffmpeg-gpu.log"
+    fi
     ;;
 reliability)
     sec "reliability on the GPU (decodes deferred)"
