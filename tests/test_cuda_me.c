@@ -10,7 +10,8 @@
  *           memory that stops growing
  *   fault   injected allocation, launch, copy and device failures, each
  *           at its call: C backend always, CUDA with a device (else SKIP)
- *   device  the least-loaded GPU's ranking, NVML's loads
+ *   device  CUDA_ME_DEVICE_AUTO: the least-loaded GPU's ranking, NVML, and
+ *           opening with it (with or without a GPU)
  *   gpu     checkasm_me.c: the CUDA kernels and backend against the C
  *           reference (skipped loudly without a GPU)
  * CUDA_ME_SEED repeats a run; CK_RUN_SUITE / CK_RUN_CASE select tests.
@@ -820,6 +821,65 @@ START_TEST( test_device_nvml )
 }
 END_TEST
 
+static char auto_log[1024];
+
+static void keep_log( void *opaque, int level, const char *fmt, va_list ap )
+{
+    (void)opaque;
+    if( level == CUDA_ME_LOG_ERROR )
+    {
+        size_t len = strlen( auto_log );
+        vsnprintf( auto_log + len, sizeof(auto_log) - len, fmt, ap );
+    }
+}
+
+START_TEST( test_device_auto_open )
+{
+    /* CUDA_ME_DEVICE_AUTO: with a GPU it opens one and says which and why;
+     * without, the error says why (no driver: the message a user can act
+     * on).  Below -1 is no device at all.  The C backend ignores it. */
+    const int devices = cme_cuda_device_count(), built = cuda_me_have_cuda();
+    cuda_me_param_t p = api_param( 64, 48, 8, CUDA_ME_BACKEND_CUDA );
+    p.i_device = CUDA_ME_DEVICE_AUTO;
+    p.pf_log = keep_log;
+    auto_log[0] = 0;
+    int err = 1;
+    cuda_me_t *h = F.open( &p, &err );
+    if( devices > 0 && built )
+    {
+        ck_assert_msg( h, "auto: open failed with %d (%s) although %d CUDA device(s) were found: %s",
+                       err, cuda_me_strerror( err ), devices, auto_log );
+        cuda_me_stats_t s;
+        F.stats( h, &s );
+        ck_assert_msg( strstr( s.device, " of " ) && strstr( s.device, "auto: " ), "stats.device '%s'", s.device );
+        F.close( h );
+    }
+    else
+    {
+        ck_assert_msg( !h, "auto: open succeeded without a CUDA device" );
+        ck_assert_int_eq( err, built ? CUDA_ME_ENODEV : CUDA_ME_ENOTBUILT );
+        void *libcuda = dlopen( "libcuda.so.1", RTLD_LAZY | RTLD_LOCAL );
+        if( built && !libcuda )
+            ck_assert_msg( strstr( auto_log, "no NVIDIA driver found" ), "auto without a driver: '%s'", auto_log );
+        if( libcuda )
+            dlclose( libcuda );
+    }
+
+    p.i_device = -2;
+    auto_log[0] = 0;
+    h = F.open( &p, &err );
+    ck_assert_msg( !h, "device -2 opened" );
+    ck_assert_int_eq( err, built ? CUDA_ME_EINVAL : CUDA_ME_ENOTBUILT );
+
+    p = api_param( 64, 48, 8, CUDA_ME_BACKEND_C );
+    p.i_device = CUDA_ME_DEVICE_AUTO;
+    p.pf_log = quiet_log;
+    h = F.open( &p, &err );
+    ck_assert_msg( h && !err, "C backend with CUDA_ME_DEVICE_AUTO: %d (%s)", err, cuda_me_strerror( err ) );
+    F.close( h );
+}
+END_TEST
+
 /* ---------------------------------------------------------------- main */
 
 static TCase *add_tcase( Suite *s, const char *name, int timeout )
@@ -855,6 +915,7 @@ static Suite *cuda_me_suite( void )
     tc = add_tcase( s, "device", 60 );
     tcase_add_test( tc, test_device_rank );
     tcase_add_test( tc, test_device_nvml );
+    tcase_add_test( tc, test_device_auto_open );
     return s;
 }
 
