@@ -5,10 +5,10 @@ include config.mak
 B = build
 OBJ = $(B)/obj
 
-LIB_C  = cuda_me/api.c cuda_me/me_c.c cuda_me/cuda.c
+LIB_C  = cuda_me/api.c cuda_me/me_c.c cuda_me/cuda.c cuda_me/device_pick.c
 LIB_CU = cuda_me/me_cuda.cu
 DEV_CU = cuda_me/dev/me_cuda_paper.cu
-HDR    = cuda_me/cuda_me.h cuda_me/spec.h cuda_me/internal.h cuda_me/kernels.h
+HDR    = cuda_me/cuda_me.h cuda_me/spec.h cuda_me/internal.h cuda_me/kernels.h cuda_me/device_pick.h
 CU_HDR = cuda_me/reduce.cuh cuda_me/window.cuh
 
 LIB_OBJ = $(LIB_C:cuda_me/%.c=$(OBJ)/%.o)
@@ -20,7 +20,7 @@ EXTRA_LIBS = $(CUDA_LIBS) -lstdc++ -lm
 else
 CFLAGS += -DHAVE_CUDA=0
 DEV_OBJ =
-EXTRA_LIBS = -lpthread -lm
+EXTRA_LIBS = -lpthread -ldl -lm
 endif
 
 all: lib tests bench

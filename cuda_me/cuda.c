@@ -32,7 +32,10 @@
 #if HAVE_CUDA
 
 #include <dlfcn.h>
+#include <unistd.h>
 #include <cuda_runtime_api.h>
+
+#include "device_pick.h"
 
 #include "kernels.h"
 
@@ -47,6 +50,7 @@
 
 #define CME_STREAMS 2
 #define CME_STAGES  3
+#define CME_MAX_GPUS 64           /* GPUs CUDA_ME_DEVICE_AUTO looks at */
 
 typedef struct cme_cmd_t
 {
@@ -258,13 +262,108 @@ static int cu_probe( cuda_me_t *h, int *n )
     if( driver < CUDART_VERSION )
         cme_log( h, CUDA_ME_LOG_DEBUG, "the NVIDIA driver supports CUDA %d.%d, this build was made with CUDA %d.%d\n",
                  CME_VER( driver ), CME_VER( CUDART_VERSION ) );
-    if( h->param.i_device < 0 || h->param.i_device >= *n )
+    if( h->param.i_device >= *n )
     {
         cme_log( h, CUDA_ME_LOG_ERROR, "CUDA device %d does not exist (%d device%s: 0..%d)\n",
                  h->param.i_device, *n, *n > 1 ? "s" : "", *n - 1 );
         return CUDA_ME_ENODEV;
     }
     return 0;
+}
+
+/* "12", or "?" when not known (-1). */
+static const char *load_str( char buf[12], int v )
+{
+    if( v < 0 )
+        return "?";
+    snprintf( buf, 12, "%d", v );
+    return buf;
+}
+
+/* One GPU's load in words: "0 processes, 3% busy, 79 GiB free". */
+static void load_words( char buf[64], const cme_device_load_t *l )
+{
+    char a[12], b[12], c[12];
+    snprintf( buf, 64, "%s process%s, %s%% busy, %s GiB free", load_str( a, l->i_processes ),
+              l->i_processes == 1 ? "" : "es", load_str( b, l->i_util ),
+              load_str( c, l->i_free < 0 ? -1 : (int)(l->i_free >> 30) ) );
+}
+
+/* CUDA_ME_DEVICE_AUTO: the ordinal of the least-loaded GPU that can run the
+ * kernels (compute capability 8.0 or newer), by cme_device_rank() on NVML's
+ * loads.  Without NVML (not installed, or it fails), the usable GPUs are
+ * shared out by process id: getpid() % their number.  Without a usable GPU,
+ * device 0 (whose open then says why it cannot be used).  why gets the
+ * reason in a few words (for stats.device). */
+static int cu_pick( cuda_me_t *h, int n, char *why, size_t why_size )
+{
+    int usable[CME_MAX_GPUS], nu = 0;
+    for( int i = 0; i < n && nu < CME_MAX_GPUS; i++ )
+    {
+        int major = 0;
+        if( cudaDeviceGetAttribute( &major, cudaDevAttrComputeCapabilityMajor, i ) == cudaSuccess &&
+            major >= CME_MIN_MAJOR )
+            usable[nu++] = i;
+    }
+    cudaGetLastError();
+    if( nu <= 1 )
+    {
+        snprintf( why, why_size, "auto: %s", nu ? "the only usable GPU" : "no GPU of compute capability 8.0+" );
+        return nu ? usable[0] : 0;
+    }
+
+    cme_nvml_gpu_t gpu[CME_MAX_GPUS];
+    char nvml_why[64] = "";
+    const int ng = cme_nvml_query( gpu, CME_MAX_GPUS, nvml_why, sizeof(nvml_why) );
+    cme_device_load_t load[CME_MAX_GPUS];
+    int known = 0;
+    for( int i = 0; i < nu; i++ )
+        load[i] = (cme_device_load_t){ .i_ordinal = usable[i], .i_processes = -1, .i_util = -1, .i_free = -1 };
+    for( int k = 0; k < ng; k++ )
+    {
+        /* NVML numbers every GPU of the machine; CUDA only those it may use
+         * (CUDA_VISIBLE_DEVICES), in its own order: the PCI address maps one
+         * to the other.  Its numbers must agree with CUDA's, else the two
+         * libraries disagree about the GPU (or about nvmlPciInfo_t). */
+        int ord = -1, dom = -1, bus = -1, dev = -1;
+        if( cudaDeviceGetByPCIBusId( &ord, gpu[k].bus_id ) != cudaSuccess )
+            continue;
+        cudaDeviceGetAttribute( &dom, cudaDevAttrPciDomainId, ord );
+        cudaDeviceGetAttribute( &bus, cudaDevAttrPciBusId, ord );
+        cudaDeviceGetAttribute( &dev, cudaDevAttrPciDeviceId, ord );
+        if( (unsigned)dom != gpu[k].i_domain || (unsigned)bus != gpu[k].i_bus || (unsigned)dev != gpu[k].i_device )
+        {
+            cme_log( h, CUDA_ME_LOG_DEBUG, "device pick: NVML's GPU %s is CUDA device %d at %x:%x:%x: ignored\n",
+                     gpu[k].bus_id, ord, dom, bus, dev );
+            continue;
+        }
+        for( int i = 0; i < nu; i++ )
+            if( load[i].i_ordinal == ord )
+            {
+                load[i] = gpu[k].load;
+                load[i].i_ordinal = ord;
+                known++;
+            }
+    }
+    cudaGetLastError();
+    if( !known )
+    {
+        const int i = (int)(getpid() % nu);
+        cme_log( h, CUDA_ME_LOG_DEBUG, "device pick: no GPU loads (%s): device %d, by process id %d, of %d usable\n",
+                 ng < 0 ? nvml_why : "NVML knows no CUDA device", usable[i], (int)getpid(), nu );
+        snprintf( why, why_size, "auto: loads unknown, by process id" );
+        return usable[i];
+    }
+    char words[64];
+    for( int i = 0; i < nu; i++ )
+    {
+        load_words( words, &load[i] );
+        cme_log( h, CUDA_ME_LOG_DEBUG, "device pick: device %d: %s\n", load[i].i_ordinal, words );
+    }
+    const int best = cme_device_rank( load, nu );
+    load_words( words, &load[best] );
+    snprintf( why, why_size, "auto: %s", words );
+    return load[best].i_ordinal;
 }
 
 /* The device cannot run this build's kernels. */
@@ -278,13 +377,21 @@ static int cu_unsupported( cuda_me_t *h, const struct cudaDeviceProp *prop )
 static int cu_init( cuda_me_t *h )
 {
     int ret, n = 0;
+    if( h->param.i_device < CUDA_ME_DEVICE_AUTO )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "CUDA device %d: not a device ordinal (0 or more) nor CUDA_ME_DEVICE_AUTO (-1)\n",
+                 h->param.i_device );
+        return CUDA_ME_EINVAL;
+    }
     if( (ret = cu_probe( h, &n )) < 0 )
         return ret;
+    char why[72] = "";
+    const int device = h->param.i_device == CUDA_ME_DEVICE_AUTO ? cu_pick( h, n, why, sizeof(why) ) : h->param.i_device;
     cme_cuda_t *g = calloc( 1, sizeof(*g) );
     if( !g )
         return CUDA_ME_ENOMEM;
     h->gpu = g;
-    g->i_device = h->param.i_device;
+    g->i_device = device;
     pthread_mutex_init( &g->qlock, NULL );
     pthread_cond_init( &g->qcv, NULL );
 
@@ -295,8 +402,9 @@ static int cu_init( cuda_me_t *h )
     int driver = 0, runtime = 0;
     cudaDriverGetVersion( &driver );
     cudaRuntimeGetVersion( &runtime );
-    snprintf( h->stats.device, sizeof(h->stats.device), "%.64s (sm_%d%d, device %d, driver %d.%d, runtime %d.%d)",
-              prop.name, prop.major, prop.minor, g->i_device, CME_VER( driver ), CME_VER( runtime ) );
+    snprintf( h->stats.device, sizeof(h->stats.device), "%.48s (sm_%d%d, device %d of %d%s%s; driver %d.%d, runtime %d.%d)",
+              prop.name, prop.major, prop.minor, g->i_device, n, why[0] ? ", " : "", why,
+              CME_VER( driver ), CME_VER( runtime ) );
     if( prop.major < CME_MIN_MAJOR )
     {
         ret = cu_unsupported( h, &prop );

@@ -53,6 +53,9 @@ extern "C" {
 #define CUDA_ME_MIN_SIZE    16  /* smallest width and height, in pixels */
 #define CUDA_ME_MAX_SIZE 16384  /* largest width and height, in pixels */
 
+/* cuda_me_param_t.i_device: the least-loaded GPU (see there). */
+#define CUDA_ME_DEVICE_AUTO (-1)
+
 enum cuda_me_backend
 {
     CUDA_ME_BACKEND_AUTO = 0,   /* CUDA */
@@ -106,7 +109,15 @@ typedef struct cuda_me_param_t
      * open; jobs may give their own).  NULL: pure SAD. */
     const uint16_t *mv_cost;
     int i_backend;      /* enum cuda_me_backend */
-    int i_device;       /* CUDA device ordinal */
+    /* CUDA device ordinal (0: the first; a zeroed struct asks for it), or
+     * CUDA_ME_DEVICE_AUTO: at open, the least-loaded GPU that can run the
+     * kernels (compute capability 8.0+): fewest compute processes, then
+     * lowest utilisation, then most free memory, then lowest ordinal, as the
+     * NVIDIA driver's NVML library (libnvidia-ml.so.1, loaded at run time)
+     * reports them.  Without NVML, getpid() % the number of usable GPUs.
+     * stats.device names the GPU chosen and why.  Results never depend on
+     * the GPU.  Ignored by the C backend. */
+    int i_device;
     /* Log callback, may be NULL (then messages go to stderr). */
     void (*pf_log)( void *opaque, int i_level, const char *fmt, va_list ap );
     void *p_log_opaque;

@@ -10,17 +10,21 @@
  *           memory that stops growing
  *   fault   injected allocation, launch, copy and device failures, each
  *           at its call: C backend always, CUDA with a device (else SKIP)
+ *   device  CUDA_ME_DEVICE_AUTO: the least-loaded GPU's ranking, NVML, and
+ *           opening with it (with or without a GPU)
  *   gpu     checkasm_me.c: the CUDA kernels and backend against the C
  *           reference (skipped loudly without a GPU)
  * CUDA_ME_SEED repeats a run; CK_RUN_SUITE / CK_RUN_CASE select tests.
  *****************************************************************************/
 
 #include <check.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_pick.h"
 #include "internal.h"
 #include "test_util.h"
 
@@ -739,6 +743,143 @@ START_TEST( test_fault )
 }
 END_TEST
 
+/* ---------------------------------------------------------------- device */
+
+#define LOAD( ord, procs, util, free_gib ) \
+    { .i_ordinal = (ord), .i_processes = (procs), .i_util = (util), \
+      .i_free = (free_gib) < 0 ? -1 : (int64_t)(free_gib) << 30 }
+
+static const struct
+{
+    const char *what;
+    int n;
+    cme_device_load_t d[4];
+    int want;            /* the ordinal chosen */
+} rank_cases[] =
+{
+    { "one GPU",                          1, { LOAD( 3, 7, 100, 0 ) }, 3 },
+    { "all equal: lowest ordinal",        3, { LOAD( 2, 1, 5, 40 ), LOAD( 0, 1, 5, 40 ), LOAD( 1, 1, 5, 40 ) }, 0 },
+    { "all idle: lowest ordinal",         4, { LOAD( 1, 0, 0, 79 ), LOAD( 0, 0, 0, 79 ), LOAD( 3, 0, 0, 79 ), LOAD( 2, 0, 0, 79 ) }, 0 },
+    { "one busy",                         2, { LOAD( 0, 1, 60, 60 ), LOAD( 1, 0, 0, 79 ) }, 1 },
+    { "processes before utilisation",     2, { LOAD( 0, 2, 0, 79 ), LOAD( 1, 1, 99, 1 ) }, 1 },
+    { "utilisation breaks a process tie", 3, { LOAD( 0, 1, 30, 79 ), LOAD( 1, 1, 3, 10 ), LOAD( 2, 1, 4, 79 ) }, 1 },
+    { "free memory breaks both ties",     3, { LOAD( 0, 1, 3, 10 ), LOAD( 1, 1, 3, 70 ), LOAD( 2, 1, 3, 69 ) }, 1 },
+    { "equal loads, ordinal decides",     3, { LOAD( 2, 0, 3, 70 ), LOAD( 1, 0, 3, 70 ), LOAD( 3, 1, 0, 79 ) }, 1 },
+    { "unknown processes rank last",      2, { LOAD( 0, -1, 0, 79 ), LOAD( 1, 5, 90, 1 ) }, 1 },
+    { "unknown utilisation ranks last",   2, { LOAD( 0, 0, -1, 79 ), LOAD( 1, 0, 100, 1 ) }, 1 },
+    { "unknown free memory ranks last",   2, { LOAD( 0, 0, 0, -1 ), LOAD( 1, 0, 0, 0 ) }, 1 },
+    { "all unknown: lowest ordinal",      3, { LOAD( 2, -1, -1, -1 ), LOAD( 1, -1, -1, -1 ), LOAD( 4, -1, -1, -1 ) }, 1 },
+    { "many processes, one busier",       4, { LOAD( 0, 4, 50, 20 ), LOAD( 1, 3, 90, 20 ), LOAD( 2, 3, 80, 20 ), LOAD( 3, 5, 0, 79 ) }, 2 },
+};
+
+START_TEST( test_device_rank )
+{
+    /* The least-loaded GPU wins, whatever the order of the list: every
+     * rotation of each case picks the same ordinal. */
+    ck_assert_int_eq( cme_device_rank( NULL, 0 ), -1 );
+    for( unsigned c = 0; c < sizeof(rank_cases)/sizeof(*rank_cases); c++ )
+    {
+        const int n = rank_cases[c].n;
+        for( int r = 0; r < n; r++ )
+        {
+            cme_device_load_t d[4];
+            for( int i = 0; i < n; i++ )
+                d[i] = rank_cases[c].d[(i + r) % n];
+            const int best = cme_device_rank( d, n );
+            ck_assert_msg( best >= 0 && best < n, "%s (rotated by %d): index %d of %d", rank_cases[c].what, r, best, n );
+            ck_assert_msg( d[best].i_ordinal == rank_cases[c].want, "%s (rotated by %d): device %d chosen, want %d",
+                           rank_cases[c].what, r, d[best].i_ordinal, rank_cases[c].want );
+        }
+    }
+}
+END_TEST
+
+START_TEST( test_device_nvml )
+{
+    /* Without the NVIDIA driver NVML cannot be loaded, and says so; with it,
+     * every GPU it lists has a PCI address and plausible loads. */
+    void *lib = dlopen( "libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL );
+    cme_nvml_gpu_t gpu[16];
+    char why[64] = "";
+    const int n = cme_nvml_query( gpu, 16, why, sizeof(why) );
+    if( !lib )
+    {
+        ck_assert_int_eq( n, -1 );
+        ck_assert_msg( strstr( why, "libnvidia-ml.so.1" ), "why: '%s'", why );
+        return;
+    }
+    dlclose( lib );
+    ck_assert_msg( n >= 0, "NVML is installed but cme_nvml_query failed: %s", why );
+    for( int i = 0; i < n; i++ )
+    {
+        const cme_device_load_t *l = &gpu[i].load;
+        ck_assert_msg( strlen( gpu[i].bus_id ) >= 12 && strchr( gpu[i].bus_id, ':' ), "GPU %d: bus id '%s'", i, gpu[i].bus_id );
+        ck_assert_msg( l->i_processes >= -1 && l->i_util >= -1 && l->i_util <= 100 && l->i_free >= -1,
+                       "GPU %d (%s): %d processes, %d%% busy, %lld bytes free", i, gpu[i].bus_id,
+                       l->i_processes, l->i_util, (long long)l->i_free );
+    }
+}
+END_TEST
+
+static char auto_log[1024];
+
+static void keep_log( void *opaque, int level, const char *fmt, va_list ap )
+{
+    (void)opaque;
+    if( level == CUDA_ME_LOG_ERROR )
+    {
+        size_t len = strlen( auto_log );
+        vsnprintf( auto_log + len, sizeof(auto_log) - len, fmt, ap );
+    }
+}
+
+START_TEST( test_device_auto_open )
+{
+    /* CUDA_ME_DEVICE_AUTO: with a GPU it opens one and says which and why;
+     * without, the error says why (no driver: the message a user can act
+     * on).  Below -1 is no device at all.  The C backend ignores it. */
+    const int devices = cme_cuda_device_count(), built = cuda_me_have_cuda();
+    cuda_me_param_t p = api_param( 64, 48, 8, CUDA_ME_BACKEND_CUDA );
+    p.i_device = CUDA_ME_DEVICE_AUTO;
+    p.pf_log = keep_log;
+    auto_log[0] = 0;
+    int err = 1;
+    cuda_me_t *h = F.open( &p, &err );
+    if( devices > 0 && built )
+    {
+        ck_assert_msg( h, "auto: open failed with %d (%s) although %d CUDA device(s) were found: %s",
+                       err, cuda_me_strerror( err ), devices, auto_log );
+        cuda_me_stats_t s;
+        F.stats( h, &s );
+        ck_assert_msg( strstr( s.device, " of " ) && strstr( s.device, "auto: " ), "stats.device '%s'", s.device );
+        F.close( h );
+    }
+    else
+    {
+        ck_assert_msg( !h, "auto: open succeeded without a CUDA device" );
+        ck_assert_int_eq( err, built ? CUDA_ME_ENODEV : CUDA_ME_ENOTBUILT );
+        void *libcuda = dlopen( "libcuda.so.1", RTLD_LAZY | RTLD_LOCAL );
+        if( built && !libcuda )
+            ck_assert_msg( strstr( auto_log, "no NVIDIA driver found" ), "auto without a driver: '%s'", auto_log );
+        if( libcuda )
+            dlclose( libcuda );
+    }
+
+    p.i_device = -2;
+    auto_log[0] = 0;
+    h = F.open( &p, &err );
+    ck_assert_msg( !h, "device -2 opened" );
+    ck_assert_int_eq( err, built ? CUDA_ME_EINVAL : CUDA_ME_ENOTBUILT );
+
+    p = api_param( 64, 48, 8, CUDA_ME_BACKEND_C );
+    p.i_device = CUDA_ME_DEVICE_AUTO;
+    p.pf_log = quiet_log;
+    h = F.open( &p, &err );
+    ck_assert_msg( h && !err, "C backend with CUDA_ME_DEVICE_AUTO: %d (%s)", err, cuda_me_strerror( err ) );
+    F.close( h );
+}
+END_TEST
+
 /* ---------------------------------------------------------------- main */
 
 static TCase *add_tcase( Suite *s, const char *name, int timeout )
@@ -770,6 +911,11 @@ static Suite *cuda_me_suite( void )
 
     tc = add_tcase( s, "fault", 120 );
     tcase_add_loop_test( tc, test_fault, 0, sizeof(faults)/sizeof(*faults) );
+
+    tc = add_tcase( s, "device", 60 );
+    tcase_add_test( tc, test_device_rank );
+    tcase_add_test( tc, test_device_nvml );
+    tcase_add_test( tc, test_device_auto_open );
     return s;
 }
 
