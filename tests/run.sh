@@ -17,8 +17,9 @@
 #   ffmpeg     tests/ffmpeg.sh: build/ffmpeg/ffmpeg -c:v libx264 -x264-params gpu-me=1
 #   abi        tests/abi.sh: the shared patched library is libx264-gpu-me.so.164
 #   fatbin     tests/fatbin.sh: kernels for every configured GPU architecture
+#   device     tests/device_auto.sh: --gpu-me-device auto|N
 #
-# tests/run.sh [patches|unit|checkasm|e2e|reconfig|reliability|ffmpeg|abi|fatbin]...   (default: all)
+# tests/run.sh [patches|unit|checkasm|e2e|reconfig|reliability|ffmpeg|abi|fatbin|device]...   (default: all)
 
 set -u
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -64,7 +65,7 @@ reliability() {
     "$TOP/tests/reliability.sh"
 }
 
-what="${*:-patches unit fatbin checkasm e2e reconfig reliability ffmpeg abi}"
+what="${*:-patches unit fatbin checkasm e2e device reconfig reliability ffmpeg abi}"
 run "decode test clips" decode_clips ffdec || true
 for w in $what; do
     case "$w" in
@@ -74,6 +75,7 @@ for w in $what; do
         ffmpeg)   run "FFmpeg with the patched libx264" "$TOP/tests/ffmpeg.sh" ;;
         abi)      run "shared library (libx264-gpu-me.so)" "$TOP/tests/abi.sh" ;;
         fatbin)   run "GPU architectures in the binaries" "$TOP/tests/fatbin.sh" ;;
+        device)   run "--gpu-me-device auto" "$TOP/tests/device_auto.sh" ;;
         checkasm) run "x264 checkasm" checkasm ;;
         e2e)      run "end-to-end encodes" e2e ;;
         reliability) run "reliability" reliability ;;
