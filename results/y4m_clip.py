@@ -69,18 +69,20 @@ def main():
     header, w, h, frames = read_y4m(src)
     if not frames:
         sys.exit('y4m_clip: no frame in ' + src)
+    n_src = len(frames)
+    order = palindrome(n_src, count)
     if scale != 1:
-        frames = [scaled(f, w, h, scale) for f in frames]
+        frames = {i: scaled(frames[i], w, h, scale) for i in set(order)}
         w, h = w * scale, h * scale
     header = [header[0], 'W%d' % w, 'H%d' % h] + [t for t in header[1:] if t[0] not in 'WH']
     with open(dst + '.tmp', 'wb') as f:
         f.write((' '.join(header) + '\n').encode())
-        for i in palindrome(len(frames), count):
+        for i in order:
             f.write(b'FRAME\n')
             f.write(frames[i])
     os.replace(dst + '.tmp', dst)
-    print('%s: %dx%d, %d frames from %d of %s%s' % (dst, w, h, count, len(frames), src,
-                                                   ' (palindrome loop)' if count > len(frames) else '') +
+    print('%s: %dx%d, %d frames from %d of %s%s' % (dst, w, h, count, n_src, src,
+                                                   ' (palindrome loop)' if count > n_src else '') +
           (', scaled %dx with cv2.resize INTER_CUBIC' % scale if scale != 1 else ''))
 
 
