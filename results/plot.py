@@ -22,7 +22,7 @@ matplotlib.use('Agg')
 import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tables import NAMES, ORDER, PIXELS, PRESETS, RES, bd, num, rd_points, read_csv, t2_runs  # noqa: E402
+from tables import NAMES, ORDER, PIXELS, PRESETS, RES, bd, num, rd_points, rd_rows, read_csv, t2_runs  # noqa: E402
 
 COLORS = {'stock': 'gray', 'stock_mvt64': 'black', 'gpu': 'tab:green', 'gpu_r64': 'tab:blue', 'esa64': 'tab:red',
           'gpu_repl64': 'tab:cyan', 'gpu_cand64': 'tab:purple'}
@@ -96,7 +96,7 @@ def table2_plots(outdir, plots, files):
         ax.set_xscale('log')
         ax.set_xlabel('bitrate (kb/s, log scale)')
         ax.set_ylabel('PSNR-Y (dB)')
-        frames = sorted({r.get('frames') or '?' for v in cfgs.values() for r in v})
+        frames = sorted({r.get('frames') or '?' for v in cfgs.values() for r in rd_rows(v).values()})
         ax.set_title('%s, --preset %s, %s thread%s, %s frames, QP %s' % (
             clip, preset, threads, '' if threads == '1' else 's', '/'.join(frames),
             '/'.join(sorted({r['qp'] for v in cfgs.values() for r in v}, key=int))), fontsize=9)

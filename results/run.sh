@@ -6,11 +6,12 @@
 #   results/run.sh [OUTDIR] [table1] [table2] [plots]
 #                       (default OUTDIR results/h200; default sections: all)
 #
-# table1 ~4 min, table2 ~9 min, plots seconds (results/README.md): on a
+# table1 ~4 min, table2 ~8.5 min, plots seconds (results/README.md): on a
 # machine lent for 10 minutes at a time run "table1 plots" and "table2
 # plots" as two commands.  Every section has a time budget; past it the
 # remaining encodes are skipped (listed as such in the CSVs and tables), so
-# one command never runs past TOTAL_BUDGET (570 s) whatever the machine.
+# one command never runs much past TOTAL_BUDGET (555 s) whatever the machine
+# (an encode running at the deadline gets 20 s more, then is killed).
 #
 # Environment (defaults in brackets):
 #   X264      the patched x264 [build/device/x264/x264]
@@ -21,9 +22,10 @@
 #             2 threads instead of 16, bench_me skipped unless T1_BENCH_CSV
 #   MANY      the "many threads" count [16]
 #   FRAMES=N  every encode N frames (the un-cut measurement: N=200; hours)
-#   TOTAL_BUDGET, T1_BUDGET, T2_BUDGET, PLOTS_BUDGET  seconds [570 300 540 60]
+#   TOTAL_BUDGET, T1_BUDGET, T2_BUDGET, PLOTS_BUDGET  seconds [555 300 540 60]
 #   T1_RES T1_RANGES T1_THREADS T1_METHODS T1_FRAMES_1 T1_FRAMES_MANY, T2_CLIPS T2_PRESETS
-#   T2_THREADS T2_QPS T2_SPEED_QP T2_REPEATS T2_FRAMES_1 T2_FRAMES_MANY:
+#   T2_THREADS T2_QPS T2_SPEED_QP T2_REPEATS T2_CONFIGS T2_FRAMES_1 T2_FRAMES_MANY
+#   T2_QFRAMES_1 T2_QFRAMES_MANY (frames of the quality runs):
 #             what runs (see the defaults below)
 #   PYTHON    a python3 with numpy, cv2 and matplotlib [python3]
 #   CUDA_ME_COMMIT  the commit recorded [git describe --always --dirty]
@@ -48,7 +50,7 @@ BACKEND="${BACKEND:-cuda}"
 BENCH_ME="${BENCH_ME:-$B/bench/bench_me}"
 if [ "$QUICK" = 1 ]; then MANY="${MANY:-2}"; else MANY="${MANY:-16}"; fi
 NCPU="$(nproc 2>/dev/null || echo 2)"
-TOTAL_BUDGET="${TOTAL_BUDGET:-570}"
+TOTAL_BUDGET="${TOTAL_BUDGET:-555}"
 
 # ------------------------------------------------------------ what runs
 # Frame counts: "RES:N ..." per resolution.  The un-cut measurement is 200
@@ -58,24 +60,29 @@ if [ "$QUICK" = 1 ]; then
     T1_FRAMES_MANY="${T1_FRAMES_MANY:-QCIF:8 CIF:6}"
     T2_CLIPS="${T2_CLIPS:-QCIF CIF}"; T2_PRESETS="${T2_PRESETS:-medium slow}"
     T2_FRAMES_1="${T2_FRAMES_1:-QCIF:6 CIF:4}"; T2_FRAMES_MANY="${T2_FRAMES_MANY:-QCIF:6 CIF:4}"
+    T2_QFRAMES_1="${T2_QFRAMES_1:-QCIF:8 CIF:5}"
 else
     # ordered by priority: what is cut by the budget comes last
     T1_RES="${T1_RES:-1080p 2160p 720p CIF QCIF}"
-    T1_FRAMES_1="${T1_FRAMES_1:-QCIF:60 CIF:60 720p:24 1080p:20 2160p:10}"
-    T1_FRAMES_MANY="${T1_FRAMES_MANY:-QCIF:120 CIF:120 720p:60 1080p:50 2160p:24}"
+    T1_FRAMES_1="${T1_FRAMES_1:-QCIF:100 CIF:100 720p:30 1080p:24 2160p:12}"
+    T1_FRAMES_MANY="${T1_FRAMES_MANY:-QCIF:200 CIF:200 720p:100 1080p:100 2160p:40}"
     T2_CLIPS="${T2_CLIPS:-1080p 720p CIF}"; T2_PRESETS="${T2_PRESETS:-medium slow veryslow}"
+    # speed runs (also the speed QP's point of the RD curves when the
+    # frames are the same); 1 thread: fewer frames for speed than for quality
     T2_FRAMES_1="${T2_FRAMES_1:-CIF:40 720p:16 1080p:10}"
     T2_FRAMES_MANY="${T2_FRAMES_MANY:-CIF:120 720p:64 1080p:48}"
+    T2_QFRAMES_1="${T2_QFRAMES_1:-CIF:80 720p:32 1080p:24}"
 fi
 T1_RANGES="${T1_RANGES:-16 32}"
 T1_PRESET="${T1_PRESET:-medium}"
 T1_THREADS="${T1_THREADS:-1 $MANY}"
 T1_METHODS="${T1_METHODS:-esa hex gpu}"
 T2_THREADS="${T2_THREADS:-$MANY 1}"
+T2_QFRAMES_MANY="${T2_QFRAMES_MANY:-$T2_FRAMES_MANY}"
 T2_QPS="${T2_QPS:-22 27 32 37}"
 T2_SPEED_QP="${T2_SPEED_QP:-27}"
 T2_REPEATS="${T2_REPEATS:-3}"
-T2_CONFIGS="stock stock_mvt64 gpu gpu_r64 esa64"
+T2_CONFIGS="${T2_CONFIGS:-stock stock_mvt64 gpu gpu_r64 esa64}"
 FULL_FRAMES=200
 
 # the clips: resolution -> source in tests/data (2160p: the 1080p clip x2)
@@ -163,7 +170,7 @@ x264_run() {
         R_RC=skipped; R_WALL=""; echo "skipped (over budget)" > "$R_LOG"; return 1
     fi
     # shellcheck disable=SC2034
-    ENC_TIMEOUT=$(( $(left) + 30 ))
+    ENC_TIMEOUT=$(( $(left) + 20 ))
     t0=$(date +%s.%N)
     enc "$X264" "$name" "$in" "$@"
     # shellcheck disable=SC2154
@@ -244,7 +251,7 @@ table1() {
     else
         for r in $T1_RANGES; do
             echo "bench_me -r $r ($(date +%T))"
-            "$BENCH_ME" -o "$OUT/bench_r$r.csv" -r "$r" > "$LOGS/bench_r$r.txt" 2>&1 ||
+            timeout 120 "$BENCH_ME" -o "$OUT/bench_r$r.csv" -r "$r" > "$LOGS/bench_r$r.txt" 2>&1 ||
                 { echo "  bench_me FAILED:"; tail -3 "$LOGS/bench_r$r.txt"; }
             grep -E "^# |\*|with xfers" "$LOGS/bench_r$r.txt" | head -20
         done
@@ -277,9 +284,20 @@ table1() {
 
 # ------------------------------------------------------------ Table 2
 T2_HDR="clip,res,preset,threads,config,qp,frames,kind,repeat,rc,wall_s,$STATS_HDR,me_int_ms_frame,$META_HDR,command"
+t2_frames() {   # KIND THREADS RES PRESET: frames of a quality or speed run
+    local spec
+    case "$1.$2" in
+        speed.1)   spec="$T2_FRAMES_1" ;;
+        quality.1) spec="$T2_QFRAMES_1" ;;
+        speed.*)   spec="$T2_FRAMES_MANY" ;;
+        *)         spec="$T2_QFRAMES_MANY" ;;
+    esac
+    frames_of "$spec" "$3" "$4"
+}
+
 t2_one() {   # KIND REPEAT RES PRESET THREADS CONFIG QP: one encode, one row in $T2_ROWS/
     local kind="$1" rep="$2" res="$3" p="$4" t="$5" c="$6" q="$7" f in name
-    if [ "$t" = 1 ]; then f=$(frames_of "$T2_FRAMES_1" "$res" "$p"); else f=$(frames_of "$T2_FRAMES_MANY" "$res" "$p"); fi
+    f=$(t2_frames "$kind" "$t" "$res" "$p")
     in="$DC/$(clip_name "$res").y4m"
     name="t2_${res}_${p}_${t}t_${c}_q${q}_${kind}${rep}"
     # shellcheck disable=SC2046
@@ -303,15 +321,16 @@ table2() {
     local csv="$OUT/table2_runs.csv" res p t c q rep jobs
     T2_ROWS="$W/t2rows"; rm -rf "$T2_ROWS"; mkdir -p "$T2_ROWS"
     for res in $T2_CLIPS; do
-        clip "$res" "$(max_frames "$res" "$T2_FRAMES_1" "$T2_FRAMES_MANY")" > /dev/null || return 1
+        clip "$res" "$(max_frames "$res" "$T2_FRAMES_1" "$T2_FRAMES_MANY" "$T2_QFRAMES_1" "$T2_QFRAMES_MANY")" > /dev/null || return 1
     done
     for t in $T2_THREADS; do
-        # quality: every QP but the speed runs' one, side by side (x264 is
-        # deterministic: the streams do not depend on the load)
+        # quality: every QP (but the speed runs' one when those have the
+        # same frames), several at a time (x264 is deterministic: the
+        # streams do not depend on the load)
         if [ "$t" = 1 ]; then jobs=$NCPU; else jobs=$(( NCPU / 6 > 0 ? NCPU / 6 : 1 )); fi
-        echo "== $t thread(s): bitrate/PSNR at QP $(echo " $T2_QPS " | sed "s/ $T2_SPEED_QP / /; s/^ //; s/ $//"), $jobs encodes at a time ($(date +%T))"
+        echo "== $t thread(s): bitrate/PSNR at QP $T2_QPS (QP $T2_SPEED_QP from the speed runs when theirs are the same frames), $jobs encodes at a time ($(date +%T))"
         for res in $T2_CLIPS; do for p in $T2_PRESETS; do for c in $(t2_configs "$p" "$t"); do for q in $T2_QPS; do
-            [ "$q" = "$T2_SPEED_QP" ] && continue
+            [ "$q" = "$T2_SPEED_QP" ] && [ "$(t2_frames quality "$t" "$res" "$p")" = "$(t2_frames speed "$t" "$res" "$p")" ] && continue
             while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
             t2_one quality 0 "$res" "$p" "$t" "$c" "$q" &
         done; done; done; done
@@ -353,7 +372,8 @@ plots() {
     echo "backend: $BACKEND; many threads: $MANY; quick: $QUICK; frames override: ${FRAMES:-none}"
     echo "table1: preset $T1_PRESET, QP 27, ranges $T1_RANGES; frames at 1 thread: $T1_FRAMES_1; at $MANY: $T1_FRAMES_MANY"
     echo "table2: clips $T2_CLIPS; presets $T2_PRESETS; threads $T2_THREADS; QPs $T2_QPS (speed at $T2_SPEED_QP, $T2_REPEATS repeats);"
-    echo "        frames at 1 thread: $T2_FRAMES_1; at $MANY: $T2_FRAMES_MANY; veryslow: half; un-cut: $FULL_FRAMES"
+    echo "        frames, speed runs at 1 thread: $T2_FRAMES_1; at $MANY: $T2_FRAMES_MANY"
+    echo "        frames, quality runs at 1 thread: $T2_QFRAMES_1; at $MANY: $T2_QFRAMES_MANY; veryslow: half; un-cut: $FULL_FRAMES"
 } | tee "$OUT/run_info.txt"
 [ -x "$X264" ] || { echo "no x264 at $X264 (./build.sh device)"; exit 1; }
 for s in $SECTIONS; do

@@ -252,7 +252,7 @@ def table1_md(rows, many, bench_heads):
 
 # ---------------------------------------------------------------- Table 2
 
-T2_FIELDS = ['clip', 'res', 'preset', 'threads', 'config', 'frames', 'qps', 'repeats', 'fps', 'fps_min', 'fps_max',
+T2_FIELDS = ['clip', 'res', 'preset', 'threads', 'config', 'frames_rd', 'frames_fps', 'qps', 'repeats', 'fps', 'fps_min', 'fps_max',
              'wall_s', 'fps_vs_stock', 'fps_vs_mvt64', 'bd_psnr_vs_stock', 'bd_psnr_vs_mvt64', 'bd_ssim_vs_mvt64',
              'kbps_speed_qp', 'psnr_speed_qp', 'gpu_wait_pct', 'me_int_ms_frame', 'deterministic', 'anchor_mvt64',
              'missing'] + META + ['commands']
@@ -267,14 +267,18 @@ def median(v):
     return statistics.median(v) if v else None
 
 
-def rd_points(rs, metric):
-    """qp -> (kbps, metric): one run per QP (the first repeat of the speed runs)."""
-    pts = {}
+def rd_rows(rs):
+    """qp -> the run of the RD curve: a quality run, else the first speed repeat."""
+    out = {}
     for r in sorted(rs, key=lambda r: (r.get('kind') != 'quality', int(r.get('repeat') or 0))):
-        k, q = num(r.get('kbps')), num(r.get(metric))
-        if k and q is not None:
-            pts.setdefault(r['qp'], (k, q))
-    return pts
+        if num(r.get('kbps')):
+            out.setdefault(r['qp'], r)
+    return out
+
+
+def rd_points(rs, metric):
+    """qp -> (kbps, metric) of the RD curve."""
+    return {q: (num(r['kbps']), num(r[metric])) for q, r in rd_rows(rs).items() if num(r.get(metric)) is not None}
 
 
 def bd(anchor, test, metric):
@@ -325,7 +329,8 @@ def table2(outdir, files=()):
         for c in sorted(cfgs, key=lambda c: ORDER.index(c) if c in ORDER else 99):
             rs, sp = okc[c], speed[c]
             x = {'clip': key[0], 'res': key[1], 'preset': key[2], 'threads': key[3], 'config': c,
-                 'frames': '/'.join(sorted({r.get('frames') or '?' for r in cfgs[c]})),
+                 'frames_rd': '/'.join(sorted({r.get('frames') or '?' for r in rd_rows(rs).values()})),
+                 'frames_fps': '/'.join(sorted({r.get('frames') or '?' for r in sp})),
                  'qps': ' '.join(sorted({r['qp'] for r in rs}, key=int)), 'repeats': len(sp),
                  'fps': fps[c], 'fps_min': min((num(r['fps']) for r in sp), default=None),
                  'fps_max': max((num(r['fps']) for r in sp), default=None),
@@ -363,18 +368,19 @@ def table2_md(rows, runs):
            % (rows[0]['qps'] if rows else '')]
     for threads in sorted({r['threads'] for r in rows}, key=lambda t: -int(t)):
         out.append('\n### %s thread%s\n' % (threads, '' if threads == '1' else 's'))
-        out.append('| clip | preset | config | frames | fps (min-max) | wall s | fps vs stock | fps vs mvt64 | BD vs stock | BD vs mvt64 | BD-SSIM vs mvt64 | GPU wait | x264 int. ME ms/frame |')
+        out.append('| clip | preset | config | frames RD / fps | fps (min-max) | wall s | fps vs stock | fps vs mvt64 | BD vs stock | BD vs mvt64 | BD-SSIM vs mvt64 | GPU wait | x264 int. ME ms/frame |')
         out.append('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
         for r in rows:
             if r['threads'] != threads:
                 continue
             rng = '' if r['fps_min'] is None else ' (%s-%s)' % (fmt(r['fps_min']), fmt(r['fps_max']))
             out.append('| %s | %s | %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
-                r['clip'], r['preset'], NAMES.get(r['config'], r['config']), r['frames'], fmt(r['fps']), rng,
+                r['clip'], r['preset'], NAMES.get(r['config'], r['config']), '%s / %s' % (r['frames_rd'], r['frames_fps']),
+                fmt(r['fps']), rng,
                 fmt(r['wall_s']), ratio(r['fps_vs_stock']), ratio(r['fps_vs_mvt64']), pct(r['bd_psnr_vs_stock']),
                 pct(r['bd_psnr_vs_mvt64']), pct(r['bd_ssim_vs_mvt64']),
                 '-' if r['gpu_wait_pct'] is None else '%.2f%%' % r['gpu_wait_pct'], fmt(r['me_int_ms_frame'])))
-    out.append('\n### Summary: `--gpu-me` against stock `--mvrange-thread 64` (BD-rate at fps ratio)\n')
+    out.append('\n### Summary: against stock `--mvrange-thread 64` (1 thread: stock), BD-rate at fps ratio\n')
     keys = sorted({(r['clip'], r['res'], r['preset']) for r in rows},
                   key=lambda k: sort_key((k[0], k[1], k[2], '0')))
     ths = sorted({r['threads'] for r in rows}, key=lambda t: -int(t))
@@ -390,8 +396,8 @@ def table2_md(rows, runs):
         out.append('| %s | %s | %s |' % (k[0], k[2], ' | '.join(cells)))
     notes = ['']
     if any(r['kind'] == 'speed' for r in runs):
-        notes.append('- Cut to fit the time budget (un-cut: %d frames, 3 repeats, ESA at every preset): frames per '
-             'row as listed; `--me esa --merange 64` at medium only; stock `--mvrange-thread 64` not run at 1 '
+        notes.append('- Cut to fit the time budget (un-cut: %d frames, ESA at every preset): frames per '
+             'row as listed (BD-rate / fps; at 1 thread fewer for the speed runs than for the RD curves); `--me esa --merange 64` at medium only; stock `--mvrange-thread 64` not run at 1 '
              'thread (identical to stock there).' % UNCUT)
     short = [r for r in rows if r['repeats'] and r['repeats'] < 3]
     if short:
@@ -450,10 +456,10 @@ def headline(outdir):
         if sel:
             out.append('\nTable 2, 1080p, `--gpu-me` against stock `--mvrange-thread 64` (BD-rate PSNR-Y, fps ratio):\n')
             for r in sel:
-                out.append('- %s, %s thread%s, %s: %s at %s fps (%s fps, %s frames, %s repeats).' % (
+                out.append('- %s, %s thread%s, %s: %s at %s fps (%s fps, %s/%s frames for BD-rate/fps, %s repeats).' % (
                     r['preset'], r['threads'], '' if r['threads'] == '1' else 's', NAMES.get(r['config'], r['config']),
                     pct(num(r['bd_psnr_vs_mvt64'])), ratio(num(r['fps_vs_mvt64'])), fmt(num(r['fps'])),
-                    r['frames'], r['repeats']))
+                    r['frames_rd'], r['frames_fps'], r['repeats']))
     with open(os.path.join(outdir, 'headline.md'), 'w') as f:
         f.write('\n'.join(out) + '\n')
 
