@@ -40,6 +40,7 @@ W="${WORK:-$TOP/build/results-work}"
 . "$TOP/tests/lib.sh"
 export ENC_DUMP=0
 
+RUN_CMD="results/run.sh $*"
 OUT="results/h200"
 case "${1:-}" in table1|table2|plots|"") ;; *) OUT="$1"; shift ;; esac
 SECTIONS="${*:-table1 table2 plots}"
@@ -152,8 +153,8 @@ sec_begin() {   # NAME BUDGET
 sec_end() {
     local t=$(( $(now) - SEC_T0 ))
     echo "##### $SEC: $t s (budget $SEC_BUDGET s)$([ "$SKIPPED" -gt 0 ] && echo ", $SKIPPED encodes SKIPPED: over budget")"
-    [ -s "$OUT/timing.csv" ] || echo "section,budget_s,took_s,skipped_encodes,$META_HDR" > "$OUT/timing.csv"
-    echo "$SEC,$SEC_BUDGET,$t,$SKIPPED,$META" >> "$OUT/timing.csv"
+    [ -s "$OUT/timing.csv" ] || echo "section,budget_s,took_s,skipped_encodes,many_threads,$META_HDR,command" > "$OUT/timing.csv"
+    echo "$SEC,$SEC_BUDGET,$t,$SKIPPED,$MANY,$META,\"$RUN_CMD\"" >> "$OUT/timing.csv"
     if [ -n "$(ls -A "$LOGS")" ]; then (cd "$OUT" && tar czf "logs_$SEC.tgz" "logs_$SEC"); fi
     rm -rf "$LOGS"
 }
