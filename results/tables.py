@@ -452,7 +452,7 @@ def headline(outdir):
             out.append('- Machine: %s, driver %s; CPU %s; commit %s.' % tuple(rows[0][k] or '-' for k in META))
     if os.path.exists(p2):
         rows = read_csv(p2)
-        sel = [r for r in rows if r['res'] == '1080p' and r['config'] in ('gpu', 'gpu_r64', 'esa64')]
+        sel = [r for r in rows if r['res'] == '1080p' and r['config'] not in ('stock', 'stock_mvt64')]
         if sel:
             out.append('\nTable 2, 1080p, `--gpu-me` against stock `--mvrange-thread 64` (BD-rate PSNR-Y, fps ratio):\n')
             for r in sel:
