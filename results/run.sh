@@ -375,8 +375,10 @@ plots() {
     echo "table2: clips $T2_CLIPS; presets $T2_PRESETS; threads $T2_THREADS; QPs $T2_QPS (speed at $T2_SPEED_QP, $T2_REPEATS repeats);"
     echo "        frames, speed runs at 1 thread: $T2_FRAMES_1; at $MANY: $T2_FRAMES_MANY"
     echo "        frames, quality runs at 1 thread: $T2_QFRAMES_1; at $MANY: $T2_QFRAMES_MANY; veryslow: half; un-cut: $FULL_FRAMES"
-} | tee "$OUT/run_info.txt"
-[ -x "$X264" ] || { echo "no x264 at $X264 (./build.sh device)"; exit 1; }
+} | tee -a "$OUT/run_info.txt"
+case " $SECTIONS " in
+    *" table1 "*|*" table2 "*) [ -x "$X264" ] || { echo "no x264 at $X264 (./build.sh device)"; exit 1; } ;;
+esac
 for s in $SECTIONS; do
     case "$s" in
         table1|table2|plots) "$s" ;;
