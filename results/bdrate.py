@@ -4,8 +4,11 @@ PSNR for anchor and test, both integrated over the PSNR range they share;
 the mean log-rate difference, as a percentage (negative: test saves bits).
 
     bdrate.py "kbps,psnr kbps,psnr ..." "kbps,psnr ..."      (anchor first)
+    bdrate.py --test                                         (self-check)
 
-Pure Python so that it runs with any python3."""
+The one BD-rate of the project (results/tables.py, results/plot.py and
+tests import it).  Pure Python so that it runs with any python3; it agrees
+with numpy.polyfit/polyint to 1e-9."""
 import math
 import sys
 
@@ -35,7 +38,10 @@ def _integral(coef, m, lo, hi):
 
 
 def bdrate(anchor, test):
-    """anchor, test: lists of (kbps, psnr), at least 4 points each."""
+    """anchor, test: lists of (kbps, psnr), at least 4 points each; nan when
+    the two PSNR ranges do not overlap."""
+    if len(anchor) < 4 or len(test) < 4:
+        raise ValueError('bdrate: 4 or more points per curve, got %d and %d' % (len(anchor), len(test)))
     ca, ma = _polyfit3([p for _, p in anchor], [math.log10(r) for r, _ in anchor])
     ct, mt = _polyfit3([p for _, p in test], [math.log10(r) for r, _ in test])
     lo = max(min(p for _, p in anchor), min(p for _, p in test))
@@ -46,6 +52,18 @@ def bdrate(anchor, test):
     return (10 ** d - 1) * 100
 
 
+def selftest():
+    a = [(7000, 40.1), (3500, 37.4), (1700, 34.6), (850, 31.5)]
+    assert abs(bdrate(a, a)) < 1e-9
+    assert abs(bdrate(a, [(r * 0.9, p) for r, p in a]) + 10) < 1e-9     # 10% fewer bits everywhere
+    assert abs(bdrate(a, [(6800, 40.2), (3400, 37.5), (1690, 34.5), (860, 31.4)]) + 1.33450449) < 1e-6  # numpy
+    assert math.isnan(bdrate(a, [(r, p + 20) for r, p in a]))
+    print('bdrate: self-test ok')
+
+
 if __name__ == '__main__':
+    if sys.argv[1:] == ['--test']:
+        selftest()
+        sys.exit(0)
     parse = lambda s: [tuple(float(v) for v in t.split(',')) for t in s.split()]
     print('%.2f' % bdrate(parse(sys.argv[1]), parse(sys.argv[2])))

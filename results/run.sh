@@ -1,0 +1,389 @@
+#!/bin/bash
+# results/run.sh: the paper's Table 1 (motion-estimation time, CPU against
+# GPU, per resolution), Table 2 (whole-encoder fps and BD-rate) and the
+# plots, on the GPU machine, with the binaries ./build.sh device built.
+#
+#   results/run.sh [OUTDIR] [table1] [table2] [plots]
+#                       (default OUTDIR results/h200; default sections: all)
+#
+# table1 ~4 min, table2 ~8.5 min, plots seconds (results/README.md): on a
+# machine lent for 10 minutes at a time run "table1 plots" and "table2
+# plots" as two commands.  Every section has a time budget; past it the
+# remaining encodes are skipped (listed as such in the CSVs and tables), so
+# one command never runs much past TOTAL_BUDGET (555 s) whatever the machine
+# (an encode running at the deadline gets 20 s more, then is killed).
+#
+# Environment (defaults in brackets):
+#   X264      the patched x264 [build/device/x264/x264]
+#   BENCH_ME  the kernel benchmark [build/bench/bench_me]; T1_BENCH_CSV=FILE
+#             uses a stored bench_me CSV instead of running it
+#   BACKEND   --gpu-me-backend [cuda]; c: the C reference (no GPU needed)
+#   QUICK=1   a CPU dry run of the whole pipeline: QCIF/CIF, a few frames,
+#             2 threads instead of 16, bench_me skipped unless T1_BENCH_CSV
+#   MANY      the "many threads" count [16]
+#   FRAMES=N  every encode N frames (the un-cut measurement: N=200; hours)
+#   TOTAL_BUDGET, T1_BUDGET, T2_BUDGET, PLOTS_BUDGET  seconds [555 300 540 60]
+#   T1_RES T1_RANGES T1_THREADS T1_METHODS T1_FRAMES_1 T1_FRAMES_MANY, T2_CLIPS T2_PRESETS
+#   T2_THREADS T2_QPS T2_SPEED_QP T2_REPEATS T2_CONFIGS T2_FRAMES_1 T2_FRAMES_MANY
+#   T2_QFRAMES_1 T2_QFRAMES_MANY (frames of the quality runs):
+#             what runs (see the defaults below)
+#   PYTHON    a python3 with numpy, cv2 and matplotlib [python3]
+#   CUDA_ME_COMMIT  the commit recorded [git describe --always --dirty]
+set -u
+TOP="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$TOP" || exit 1
+QUICK="${QUICK:-0}"
+# shellcheck disable=SC2034  # X264_TREE: read by tests/lib.sh
+if [ "$QUICK" = 1 ]; then X264_TREE=x264; BACKEND="${BACKEND:-c}"; else X264_TREE=device/x264; fi
+W="${WORK:-$TOP/build/results-work}"
+# shellcheck disable=SC1091  # enc (sets rc; ENC_TIMEOUT, ENC_DUMP) and x264_log_stats
+. "$TOP/tests/lib.sh"
+export ENC_DUMP=0
+
+RUN_CMD="results/run.sh $*"
+OUT="results/h200"
+case "${1:-}" in table1|table2|plots|"") ;; *) OUT="$1"; shift ;; esac
+SECTIONS="${*:-table1 table2 plots}"
+mkdir -p "$OUT" "$W" || exit 1
+OUT="$(cd "$OUT" && pwd)"
+
+BACKEND="${BACKEND:-cuda}"
+BENCH_ME="${BENCH_ME:-$B/bench/bench_me}"
+if [ "$QUICK" = 1 ]; then MANY="${MANY:-2}"; else MANY="${MANY:-16}"; fi
+NCPU="$(nproc 2>/dev/null || echo 2)"
+TOTAL_BUDGET="${TOTAL_BUDGET:-555}"
+
+# ------------------------------------------------------------ what runs
+# Frame counts: "RES:N ..." per resolution.  The un-cut measurement is 200
+# frames everywhere (FRAMES=200); these are cut to fit the time budget.
+if [ "$QUICK" = 1 ]; then
+    T1_RES="${T1_RES:-QCIF CIF}"; T1_FRAMES_1="${T1_FRAMES_1:-QCIF:8 CIF:6}"
+    T1_FRAMES_MANY="${T1_FRAMES_MANY:-QCIF:8 CIF:6}"
+    T2_CLIPS="${T2_CLIPS:-QCIF CIF}"; T2_PRESETS="${T2_PRESETS:-medium slow}"
+    T2_FRAMES_1="${T2_FRAMES_1:-QCIF:6 CIF:4}"; T2_FRAMES_MANY="${T2_FRAMES_MANY:-QCIF:6 CIF:4}"
+    T2_QFRAMES_1="${T2_QFRAMES_1:-QCIF:8 CIF:5}"
+else
+    # ordered by priority: what is cut by the budget comes last
+    T1_RES="${T1_RES:-1080p 2160p 720p CIF QCIF}"
+    T1_FRAMES_1="${T1_FRAMES_1:-QCIF:100 CIF:100 720p:30 1080p:24 2160p:12}"
+    T1_FRAMES_MANY="${T1_FRAMES_MANY:-QCIF:200 CIF:200 720p:100 1080p:100 2160p:40}"
+    T2_CLIPS="${T2_CLIPS:-1080p 720p CIF}"; T2_PRESETS="${T2_PRESETS:-medium slow veryslow}"
+    # speed runs (also the speed QP's point of the RD curves when the
+    # frames are the same); 1 thread: fewer frames for speed than for quality
+    T2_FRAMES_1="${T2_FRAMES_1:-CIF:40 720p:16 1080p:10}"
+    T2_FRAMES_MANY="${T2_FRAMES_MANY:-CIF:120 720p:64 1080p:48}"
+    T2_QFRAMES_1="${T2_QFRAMES_1:-CIF:80 720p:32 1080p:24}"
+fi
+T1_RANGES="${T1_RANGES:-16 32}"
+T1_PRESET="${T1_PRESET:-medium}"
+T1_THREADS="${T1_THREADS:-1 $MANY}"
+T1_METHODS="${T1_METHODS:-esa hex gpu}"
+T2_THREADS="${T2_THREADS:-$MANY 1}"
+T2_QFRAMES_MANY="${T2_QFRAMES_MANY:-$T2_FRAMES_MANY}"
+T2_QPS="${T2_QPS:-22 27 32 37}"
+T2_SPEED_QP="${T2_SPEED_QP:-27}"
+T2_REPEATS="${T2_REPEATS:-3}"
+T2_CONFIGS="${T2_CONFIGS:-stock stock_mvt64 gpu gpu_r64 esa64}"
+FULL_FRAMES=200
+
+# the clips: resolution -> source in tests/data (2160p: the 1080p clip x2)
+clip_name() { case "$1" in QCIF) echo bus_qcif ;; CIF) echo foreman_cif ;; 720p) echo flower_720p ;;
+              1080p) echo street_1080p ;; 2160p) echo street_2160p ;; *) return 1 ;; esac; }
+clip_src() { case "$1" in QCIF) echo test_qcif_cabac.264 ;; CIF) echo BA1_FT_C.264 ;;
+             720p) echo VID_1280x720_cabac_temporal_direct.264 ;;
+             1080p|2160p) echo VID_1920x1080_cabac_temporal_direct.264 ;; esac; }
+
+# frames_of "RES:N ..." RES [veryslow]: N (halved for veryslow; FRAMES=N overrides)
+frames_of() {
+    local n
+    if [ -n "${FRAMES:-}" ]; then echo "$FRAMES"; return; fi
+    # shellcheck disable=SC2086  # the spec splits into its words
+    n="$(printf '%s\n' $1 | sed -n "s/^$2://p")"
+    n="${n:-$FULL_FRAMES}"
+    [ "${3:-}" = veryslow ] && n=$(( (n + 1) / 2 ))
+    echo "$n"
+}
+
+cfg_args() {
+    case "$1" in
+        stock)       echo "" ;;
+        stock_mvt64) echo "--mvrange-thread 64" ;;
+        gpu)         echo "--gpu-me --gpu-me-backend $BACKEND" ;;
+        gpu_r64)     echo "--gpu-me --gpu-me-backend $BACKEND --merange 64" ;;
+        esa64)       echo "--me esa --merange 64" ;;
+        *) echo "unknown config $1" >&2; exit 2 ;;
+    esac
+}
+
+# ------------------------------------------------------------ machine
+PY="${PYTHON:-}"
+if [ -z "$PY" ]; then
+    for p in python3 /usr/bin/python3; do
+        "$p" -c 'import numpy, cv2, matplotlib' 2>/dev/null && { PY="$p"; break; }
+    done
+    PY="${PY:-python3}"
+fi
+csvsafe() { tr ',"\n' ';  ' | sed 's/ *$//'; }
+if [ "$BACKEND" = cuda ] && command -v nvidia-smi >/dev/null 2>&1; then
+    GPU_NAME="$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | csvsafe)"
+    GPU_DRIVER="$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1 | csvsafe)"
+else
+    GPU_NAME="none (backend $BACKEND)"; GPU_DRIVER="-"
+fi
+CPU_MODEL="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1 | csvsafe) x$NCPU"
+COMMIT="${CUDA_ME_COMMIT:-$(git -C "$TOP" describe --always --dirty --abbrev=7 2>/dev/null || echo unknown)}"
+export CUDA_ME_COMMIT="$COMMIT"
+META="$GPU_NAME,$GPU_DRIVER,$CPU_MODEL,$COMMIT"
+META_HDR="gpu,driver,cpu,commit"
+rel() { echo "${1#"$TOP"/}"; }
+
+# ------------------------------------------------------------ time budget
+now() { date +%s; }
+T_START=$(now)
+DEADLINE=$((T_START + TOTAL_BUDGET))
+SEC_END=$DEADLINE
+left() { echo $(( SEC_END - $(now) )); }
+sec_begin() {   # NAME BUDGET
+    SEC="$1"; SEC_BUDGET="$2"; SEC_T0=$(now); SKIPPED=0
+    LOGS="$OUT/logs_$SEC"; rm -rf "$LOGS"; mkdir -p "$LOGS"
+    SEC_END=$(( SEC_T0 + SEC_BUDGET < DEADLINE ? SEC_T0 + SEC_BUDGET : DEADLINE ))
+    echo
+    echo "##### $SEC: budget $SEC_BUDGET s, $(left) s usable ($(date +%T), $((SEC_T0 - T_START)) s into the run)"
+}
+sec_end() {
+    local t=$(( $(now) - SEC_T0 ))
+    echo "##### $SEC: $t s (budget $SEC_BUDGET s)$([ "$SKIPPED" -gt 0 ] && echo ", $SKIPPED encodes SKIPPED: over budget")"
+    [ -s "$OUT/timing.csv" ] || echo "section,budget_s,took_s,skipped_encodes,many_threads,$META_HDR,command" > "$OUT/timing.csv"
+    echo "$SEC,$SEC_BUDGET,$t,$SKIPPED,$MANY,$META,\"$RUN_CMD\"" >> "$OUT/timing.csv"
+    if [ -n "$(ls -A "$LOGS")" ]; then (cd "$OUT" && tar czf "logs_$SEC.tgz" "logs_$SEC"); fi
+    rm -rf "$LOGS"
+}
+
+# ------------------------------------------------------------ encodes
+# x264_run NAME INPUT ARGS...: one encode (lib.sh's enc) unless the section
+# is out of time; sets R_RC (exit status, or "skipped"), R_WALL (s), R_CMD,
+# R_LOG.  The log is kept (OUT/logs_SECTION.tgz), the stream deleted.
+x264_run() {
+    local name="$1" in="$2" t0 t1; shift 2
+    R_LOG="$LOGS/$name.log"
+    R_CMD="$(rel "$X264") --no-progress $* -o $(rel "$W")/$name.264 $(rel "$in")"
+    if [ "$(left)" -le 0 ]; then
+        R_RC=skipped; R_WALL=""; echo "skipped (over budget)" > "$R_LOG"; return 1
+    fi
+    # shellcheck disable=SC2034
+    ENC_TIMEOUT=$(( $(left) + 20 ))
+    t0=$(date +%s.%N)
+    enc "$X264" "$name" "$in" "$@"
+    # shellcheck disable=SC2154
+    R_RC=$rc
+    t1=$(date +%s.%N)
+    R_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+    mv -f "$W/$name.log" "$R_LOG"
+    rm -f "$W/$name.264"
+    [ "$R_RC" = 0 ] || { echo "  FAILED ($R_RC): $R_CMD"; tail -3 "$R_LOG" | sed 's/^/    /'; }
+    [ "$R_RC" = 0 ]
+}
+
+# stats LOG: fps,kbps,psnr_y,ssim_db,gpu_wait_pct (lib.sh's x264_log_stats;
+# empty where the log has none)
+STATS_HDR="fps,kbps,psnr_y,ssim_db,gpu_wait_pct"
+stats() {
+    local s
+    s="$(x264_log_stats "$1" fps kbps psnr_y ssim_db gpu_wait_pct)"
+    case "$s" in *,*) ;; *) s="$(echo "$s" | tr -s ' \t' ',,')" ;; esac
+    echo "$s" | sed 's/^-,/,/; s/,-$/,/; :a; s/,-,/,,/; ta'
+}
+
+# me_stats LOG: the --gpu-me-stats numbers (empty where absent)
+ME_HDR="me_searches,me_int_ms,me_int_ms_frame,me_sub_ms,me_sub_ms_frame,gpu_frames,gpu_pairs,gpu_search_ms_pair,gpu_search_ms_frame,gpu_upload_ms_frame,gpu_download_ms_pair,gpu_wait_ms,gpu_waits"
+me_stats() {
+    local l n='[0-9.]*'
+    l="$(tr '\r' '\n' < "$1")"
+    pick() { local v; v="$(echo "$l" | sed -n "$1" | tail -1)"; echo "${v:-$2}"; }
+    echo "$(pick "s/.*x264 motion searches \($n\), integer part \($n\) ms (\($n\) ms\/frame), sub-pel part \($n\) ms (\($n\) ms\/frame).*/\1,\2,\3,\4,\5/p" ,,,,)$(
+        ),$(pick "s/.*gpu-me: frames \($n\), pairs searched \($n\).*/\1,\2/p" ,)$(
+        ),$(pick "s/.*gpu-me: search \($n\) ms\/pair, \($n\) ms\/frame; upload \($n\) ms\/frame; download \($n\) ms\/pair.*/\1,\2,\3,\4/p" ,,,)$(
+        ),$(pick "s/.*gpu-me: analyse waited \($n\) ms in \($n\) waits.*/\1,\2/p" ,)"
+}
+
+# ------------------------------------------------------------ clips
+# clip RES FRAMES: path of a y4m of RES with at least FRAMES frames, made
+# when missing: decoded with OpenCV (tests/tools/decode_cv2.py), looped
+# forward and backward past the clip's end, 2160p upscaled
+# (results/y4m_clip.py).  Printed on stdout; messages on stderr.
+DC="$D/results"
+clip() {
+    local res="$1" n="$2" name src dec out
+    name="$(clip_name "$res")" || { echo "unknown resolution $res" >&2; return 1; }
+    out="$DC/$name.y4m"
+    if [ -s "$out" ] && [ "$(cat "$out.frames" 2>/dev/null || echo 0)" -ge "$n" ]; then echo "$out"; return 0; fi
+    mkdir -p "$DC"
+    src="$(clip_src "$res")"
+    dec="$DC/${src%.*}.y4m"
+    # decoded: the first n frames (all when the clip has fewer)
+    if [ ! -s "$dec" ] || [ "$(cat "$dec.asked" 2>/dev/null || echo 0)" -lt "$n" ]; then
+        "$PY" "$TOP/tests/tools/decode_cv2.py" "$TOP/tests/data/$src" "$dec" "$n" >&2 || return 1
+        echo "$n" > "$dec.asked"
+    fi
+    # shellcheck disable=SC2046
+    "$PY" "$TOP/results/y4m_clip.py" "$dec" "$out" "$n" $([ "$res" = 2160p ] && echo --scale 2) >&2 || return 1
+    echo "$n" > "$out.frames"
+    echo "$out"
+}
+
+max_frames() {   # RES "SPEC"...: the most frames any of the specs asks of RES
+    local res="$1" m=0 f s; shift
+    for s in "$@"; do f=$(frames_of "$s" "$res"); [ "$f" -gt "$m" ] && m=$f; done
+    echo "$m"
+}
+
+# ------------------------------------------------------------ Table 1
+T1_HDR="res,clip,preset,range,method,threads,frames,rc,wall_s,$STATS_HDR,$ME_HDR,$META_HDR,command"
+table1() {
+    sec_begin table1 "${T1_BUDGET:-300}"
+    local csv="$OUT/table1_runs.csv" res r t m f in name args
+    echo "$T1_HDR" > "$csv"
+    # the kernels alone: bench_me, one reference, 41 partitions, per range
+    rm -f "$OUT"/bench_r*.csv
+    if [ -n "${T1_BENCH_CSV:-}" ]; then
+        cp "$T1_BENCH_CSV" "$OUT/bench_given.csv" && echo "kernel times from $T1_BENCH_CSV (not measured in this run)"
+    elif [ "$QUICK" = 1 ] || [ "$BACKEND" != cuda ]; then
+        echo "bench_me skipped (QUICK=1 or BACKEND=$BACKEND): the kernel-only columns stay empty"
+    else
+        for r in $T1_RANGES; do
+            echo "bench_me -r $r ($(date +%T))"
+            timeout 120 "$BENCH_ME" -o "$OUT/bench_r$r.csv" -r "$r" > "$LOGS/bench_r$r.txt" 2>&1 ||
+                { echo "  bench_me FAILED:"; tail -3 "$LOGS/bench_r$r.txt"; }
+            grep -E "^# |\*|with xfers" "$LOGS/bench_r$r.txt" | head -20
+        done
+    fi
+    for res in $T1_RES; do
+        in="$(clip "$res" "$(max_frames "$res" "$T1_FRAMES_1" "$T1_FRAMES_MANY")")" || continue
+        for t in $T1_THREADS; do
+            if [ "$t" = 1 ]; then f=$(frames_of "$T1_FRAMES_1" "$res"); else f=$(frames_of "$T1_FRAMES_MANY" "$res"); fi
+            for r in $T1_RANGES; do
+                for m in $T1_METHODS; do
+                    case $m in
+                        esa) args="--me esa --merange $r" ;;
+                        hex) args="--merange $r" ;;
+                        gpu) args="--gpu-me --gpu-me-backend $BACKEND --gpu-me-range $r" ;;
+                    esac
+                    name="t1_${res}_r${r}_${m}_${t}t"
+                    # shellcheck disable=SC2086
+                    x264_run "$name" "$in" --preset "$T1_PRESET" --qp 27 --threads "$t" --frames "$f" --gpu-me-stats $args
+                    echo "$res,$(clip_name "$res"),$T1_PRESET,$r,$m,$t,$f,$R_RC,$R_WALL,$(stats "$R_LOG"),$(me_stats "$R_LOG"),$META,\"$R_CMD\"" >> "$csv"
+                    [ "$R_RC" = skipped ] && SKIPPED=$((SKIPPED + 1))
+                    [ "$R_RC" = 0 ] && printf '  %-6s +-%-3s %-3s %2s threads %4s frames: %8s ms/frame integer ME, %7s s\n' \
+                        "$res" "$r" "$m" "$t" "$f" "$(me_stats "$R_LOG" | cut -d, -f3)" "$R_WALL"
+                done
+            done
+        done
+    done
+    "$PY" "$TOP/results/tables.py" table1 "$OUT" && cat "$OUT/table1.md"
+    sec_end
+}
+
+# ------------------------------------------------------------ Table 2
+T2_HDR="clip,res,preset,threads,config,qp,frames,kind,repeat,rc,wall_s,$STATS_HDR,me_int_ms_frame,$META_HDR,command"
+t2_frames() {   # KIND THREADS RES PRESET: frames of a quality or speed run
+    local spec
+    case "$1.$2" in
+        speed.1)   spec="$T2_FRAMES_1" ;;
+        quality.1) spec="$T2_QFRAMES_1" ;;
+        speed.*)   spec="$T2_FRAMES_MANY" ;;
+        *)         spec="$T2_QFRAMES_MANY" ;;
+    esac
+    frames_of "$spec" "$3" "$4"
+}
+
+t2_one() {   # KIND REPEAT RES PRESET THREADS CONFIG QP: one encode, one row in $T2_ROWS/
+    local kind="$1" rep="$2" res="$3" p="$4" t="$5" c="$6" q="$7" f in name
+    f=$(t2_frames "$kind" "$t" "$res" "$p")
+    in="$DC/$(clip_name "$res").y4m"
+    name="t2_${res}_${p}_${t}t_${c}_q${q}_${kind}${rep}"
+    # shellcheck disable=SC2046
+    x264_run "$name" "$in" --preset "$p" --qp "$q" --threads "$t" --frames "$f" --psnr --ssim --gpu-me-stats $(cfg_args "$c")
+    echo "$(clip_name "$res"),$res,$p,$t,$c,$q,$f,$kind,$rep,$R_RC,$R_WALL,$(stats "$R_LOG"),$(me_stats "$R_LOG" | cut -d, -f3),$META,\"$R_CMD\"" \
+        > "$T2_ROWS/$name.csv"
+}
+
+t2_configs() {   # PRESET THREADS: the configurations run (ESA: medium only;
+                 # --mvrange-thread 64 only with frame threads, at 1 thread it is stock)
+    local c
+    for c in $T2_CONFIGS; do
+        [ "$c" = esa64 ] && [ "$1" != medium ] && continue
+        [ "$c" = stock_mvt64 ] && [ "$2" = 1 ] && continue
+        echo "$c"
+    done
+}
+
+table2() {
+    sec_begin table2 "${T2_BUDGET:-540}"
+    local csv="$OUT/table2_runs.csv" res p t c q rep jobs
+    T2_ROWS="$W/t2rows"; rm -rf "$T2_ROWS"; mkdir -p "$T2_ROWS"
+    for res in $T2_CLIPS; do
+        clip "$res" "$(max_frames "$res" "$T2_FRAMES_1" "$T2_FRAMES_MANY" "$T2_QFRAMES_1" "$T2_QFRAMES_MANY")" > /dev/null || return 1
+    done
+    for t in $T2_THREADS; do
+        # quality: every QP (but the speed runs' one when those have the
+        # same frames), several at a time (x264 is deterministic: the
+        # streams do not depend on the load)
+        if [ "$t" = 1 ]; then jobs=$NCPU; else jobs=$(( NCPU / 6 > 0 ? NCPU / 6 : 1 )); fi
+        echo "== $t thread(s): bitrate/PSNR at QP $T2_QPS (QP $T2_SPEED_QP from the speed runs when theirs are the same frames), $jobs encodes at a time ($(date +%T))"
+        for res in $T2_CLIPS; do for p in $T2_PRESETS; do for c in $(t2_configs "$p" "$t"); do for q in $T2_QPS; do
+            [ "$q" = "$T2_SPEED_QP" ] && [ "$(t2_frames quality "$t" "$res" "$p")" = "$(t2_frames speed "$t" "$res" "$p")" ] && continue
+            while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+            t2_one quality 0 "$res" "$p" "$t" "$c" "$q" &
+        done; done; done; done
+        wait
+        # speed: sequential, the repeat loop outside the configuration loop
+        for rep in $(seq 1 "$T2_REPEATS"); do
+            echo "== $t thread(s): speed at QP $T2_SPEED_QP, repeat $rep of $T2_REPEATS ($(date +%T), $(left) s left)"
+            for res in $T2_CLIPS; do for p in $T2_PRESETS; do for c in $(t2_configs "$p" "$t"); do
+                t2_one speed "$rep" "$res" "$p" "$t" "$c" "$T2_SPEED_QP"
+                [ "$R_RC" = 0 ] && printf '  %-6s %-8s %2s threads %-12s %7s fps %8s s\n' \
+                    "$res" "$p" "$t" "$c" "$(stats "$R_LOG" | cut -d, -f1)" "$R_WALL"
+            done; done; done
+        done
+    done
+    echo "$T2_HDR" > "$csv"
+    cat "$T2_ROWS"/*.csv >> "$csv"
+    SKIPPED=$(grep -c ',skipped,' "$csv")
+    "$PY" "$TOP/results/tables.py" table2 "$OUT" && cat "$OUT/table2.md"
+    sec_end
+}
+
+# ------------------------------------------------------------ plots
+plots() {
+    sec_begin plots "${PLOTS_BUDGET:-60}"
+    mkdir -p "$OUT/plots"
+    "$PY" "$TOP/results/tables.py" headline "$OUT"
+    "$PY" "$TOP/results/plot.py" "$OUT" && ls "$OUT/plots"
+    sec_end
+}
+
+# ------------------------------------------------------------ main
+{
+    echo "# results/run.sh $OUT $SECTIONS"
+    echo "date: $(date -u +%FT%TZ)"
+    echo "gpu: $GPU_NAME, driver $GPU_DRIVER"
+    echo "cpu: $CPU_MODEL"
+    echo "commit: $COMMIT"
+    echo "x264: $(rel "$X264"): $("$X264" --version 2>/dev/null | head -1)"
+    echo "backend: $BACKEND; many threads: $MANY; quick: $QUICK; frames override: ${FRAMES:-none}"
+    echo "table1: preset $T1_PRESET, QP 27, ranges $T1_RANGES; frames at 1 thread: $T1_FRAMES_1; at $MANY: $T1_FRAMES_MANY"
+    echo "table2: clips $T2_CLIPS; presets $T2_PRESETS; threads $T2_THREADS; QPs $T2_QPS (speed at $T2_SPEED_QP, $T2_REPEATS repeats);"
+    echo "        frames, speed runs at 1 thread: $T2_FRAMES_1; at $MANY: $T2_FRAMES_MANY"
+    echo "        frames, quality runs at 1 thread: $T2_QFRAMES_1; at $MANY: $T2_QFRAMES_MANY; veryslow: half; un-cut: $FULL_FRAMES"
+} | tee -a "$OUT/run_info.txt"
+case " $SECTIONS " in
+    *" table1 "*|*" table2 "*) [ -x "$X264" ] || { echo "no x264 at $X264 (./build.sh device)"; exit 1; } ;;
+esac
+for s in $SECTIONS; do
+    case "$s" in
+        table1|table2|plots) "$s" ;;
+        *) echo "unknown section $s (table1 table2 plots)"; exit 2 ;;
+    esac
+done
+echo
+echo "##### total: $(( $(now) - T_START )) s for: $SECTIONS (budget $TOTAL_BUDGET s); results in $(rel "$OUT")"

@@ -1,0 +1,476 @@
+#!/usr/bin/env python3
+"""Tables of results/run.sh (pure Python, any python3).
+
+    tables.py table1 OUTDIR     table1_runs.csv, bench_*.csv -> table1.csv, table1.md
+    tables.py table2 OUTDIR     table2_runs.csv -> table2.csv, table2.md
+    tables.py headline OUTDIR   table1.csv, table2.csv -> headline.md
+
+table2 also reads results/bench_encode.sh CSVs (tables.py table2 OUTDIR
+FILE.csv ...): the same column names, one run per QP and no repeats.
+What every number covers: results/README.md."""
+import csv
+import glob
+import math
+import os
+import statistics
+import sys
+from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bdrate import bdrate  # noqa: E402
+
+RES = ['QCIF', 'CIF', '720p', '1080p', '2160p']
+PIXELS = {'QCIF': 176 * 144, 'CIF': 352 * 288, '720p': 1280 * 720, '1080p': 1920 * 1080, '2160p': 3840 * 2160}
+SIZE = {'QCIF': '176x144', 'CIF': '352x288', '720p': '1280x720', '1080p': '1920x1080', '2160p': '3840x2160'}
+META = ['gpu', 'driver', 'cpu', 'commit']
+UNCUT = 200
+
+
+def num(v):
+    try:
+        x = float(v)
+        return x if math.isfinite(x) else None
+    except (TypeError, ValueError):
+        return None
+
+
+def div(a, b):
+    return a / b if a is not None and b else None
+
+
+def mul(a, b):
+    return a * b if a is not None and b is not None else None
+
+
+def fmt(x, unit=''):
+    if x is None:
+        return '-'
+    s = '%.3g' % x          # 3 significant digits, never an exponent
+    return ('%.0f' % x if 'e' in s else s) + unit
+
+
+def ratio(x):
+    return '-' if x is None else '%.2fx' % x
+
+
+def pct(x):
+    return '-' if x is None else '%+.2f%%' % x
+
+
+def read_csv(path):
+    with open(path) as f:
+        return list(csv.DictReader(line for line in f if not line.startswith('#')))
+
+
+def write_csv(path, rows, fields):
+    with open(path, 'w', newline='') as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction='ignore')
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ('' if r.get(k) is None else ('%.6g' % r[k] if isinstance(r[k], float) else r[k])) for k in fields})
+
+
+def meta_of(rows):
+    """The machine and commit columns: the value when all rows agree, else all values joined."""
+    out = {}
+    for k in META:
+        vals = sorted({r.get(k, '') for r in rows if r.get(k)})
+        out[k] = ' / '.join(vals)
+    return out
+
+
+# ---------------------------------------------------------------- Table 1
+
+def bench_times(outdir):
+    """(size, range) -> kernel, with-transfers and paper's kernels ms per pair,
+    from bench_me CSVs: the library's default variant (marked '*' by bench_me;
+    older CSVs: the variant whose 'total+transfers' row is there)."""
+    out, heads = {}, []
+    for path in sorted(glob.glob(os.path.join(outdir, 'bench_*.csv'))):
+        with open(path) as f:
+            heads += [line[1:].strip() for line in f if line.startswith('#')]
+        rows = read_csv(path)
+        by = defaultdict(dict)
+        for r in rows:
+            by[(r['size'], int(r['range']))][(r['variant'], r['kernel'])] = num(r['ms_median'])
+        for key, t in by.items():
+            star = [v for v, k in t if v.endswith('*') and k == 'total']
+            xfer = [v for v, k in t if k == 'total+transfers']
+            var = (star or xfer or [None])[0]
+            out[key] = {'bench_variant': var, 'bench_kernel_ms_pair': t.get((var, 'total')),
+                        'bench_xfer_ms_pair': t.get((var, 'total+transfers')),
+                        'bench_paper_ms_pair': t.get(('paper', 'total')), 'bench_file': os.path.basename(path)}
+    return out, sorted(set(heads))
+
+
+T1_FIELDS = ['res', 'size', 'pixels', 'range', 'preset', 'frames_1t', 'frames_many', 'many',
+             'cpu_esa_1t', 'cpu_hex_1t', 'cpu_esa_many_sum', 'cpu_esa_many_wall', 'cpu_hex_many_sum', 'cpu_hex_many_wall',
+             'cpu_esa_1t_subpel', 'cpu_left_gpu_1t',
+             'pairs_per_frame_1t', 'pairs_per_frame_many', 'bench_variant', 'bench_kernel_ms_pair', 'bench_xfer_ms_pair',
+             'bench_paper_ms_pair', 'gpu_kernel_ms_frame', 'gpu_xfer_ms_frame', 'gpu_paper_ms_frame',
+             'enc_search_ms_frame_1t', 'enc_search_ms_frame_many', 'enc_upload_ms_frame_1t',
+             'wait_ms_frame_1t', 'wait_ms_frame_many', 'wait_pct_1t', 'wait_pct_many',
+             'sp_esa1_kernel', 'sp_esa1_xfer', 'sp_esamany_kernel', 'sp_hex1_kernel', 'sp_esa1_enc', 'sp_esa1_paper',
+             'sp_esa1_wait', 'sp_esamany_wait', 'missing'] + META + ['commands']
+
+
+def table1(outdir):
+    runs = read_csv(os.path.join(outdir, 'table1_runs.csv'))
+    bench, bench_heads = bench_times(outdir)
+    ok = {}
+    for r in runs:
+        if r['rc'] == '0':
+            ok[(r['res'], int(r['range']), r['method'], int(r['threads']))] = r
+    manys = sorted({int(r['threads']) for r in runs if r['threads'] != '1'})
+    many = manys[-1] if manys else 16
+    rows = []
+    for res in RES:
+        for rng in sorted({int(r['range']) for r in runs}):
+            got = [r for r in runs if r['res'] == res and int(r['range']) == rng]
+            if not got:
+                continue
+
+            def g(method, threads, field):
+                r = ok.get((res, rng, method, threads))
+                return num(r.get(field)) if r else None
+
+            def frames(threads):
+                return sorted({r['frames'] for r in got if int(r['threads']) == threads}) or ['-']
+            x = {'res': res, 'size': SIZE[res], 'pixels': PIXELS[res], 'range': rng, 'preset': got[0]['preset'],
+                 'frames_1t': '/'.join(frames(1)), 'frames_many': '/'.join(frames(many)), 'many': many}
+            x['cpu_esa_1t'] = g('esa', 1, 'me_int_ms_frame')
+            x['cpu_hex_1t'] = g('hex', 1, 'me_int_ms_frame')
+            x['cpu_esa_many_sum'] = g('esa', many, 'me_int_ms_frame')
+            x['cpu_esa_many_wall'] = div(x['cpu_esa_many_sum'], many)
+            x['cpu_hex_many_sum'] = g('hex', many, 'me_int_ms_frame')
+            x['cpu_hex_many_wall'] = div(x['cpu_hex_many_sum'], many)
+            x['cpu_esa_1t_subpel'] = g('esa', 1, 'me_sub_ms_frame')
+            x['cpu_left_gpu_1t'] = g('gpu', 1, 'me_int_ms_frame')
+            x['pairs_per_frame_1t'] = div(g('gpu', 1, 'gpu_pairs'), g('gpu', 1, 'gpu_frames'))
+            x['pairs_per_frame_many'] = div(g('gpu', many, 'gpu_pairs'), g('gpu', many, 'gpu_frames'))
+            x.update(bench.get((res, rng), {}))
+            k, ppf1 = x.get('bench_kernel_ms_pair'), x['pairs_per_frame_1t']
+            x['gpu_kernel_ms_frame'] = mul(k, ppf1)
+            x['gpu_xfer_ms_frame'] = mul(x.get('bench_xfer_ms_pair'), ppf1)
+            x['gpu_paper_ms_frame'] = mul(x.get('bench_paper_ms_pair'), ppf1)
+            x['enc_search_ms_frame_1t'] = g('gpu', 1, 'gpu_search_ms_frame')
+            x['enc_search_ms_frame_many'] = g('gpu', many, 'gpu_search_ms_frame')
+            x['enc_upload_ms_frame_1t'] = g('gpu', 1, 'gpu_upload_ms_frame')
+            x['wait_ms_frame_1t'] = div(g('gpu', 1, 'gpu_wait_ms'), g('gpu', 1, 'gpu_frames'))
+            x['wait_ms_frame_many'] = div(g('gpu', many, 'gpu_wait_ms'), g('gpu', many, 'gpu_frames'))
+            x['wait_pct_1t'] = g('gpu', 1, 'gpu_wait_pct')
+            x['wait_pct_many'] = g('gpu', many, 'gpu_wait_pct')
+            x['sp_esa1_kernel'] = div(x['cpu_esa_1t'], x['gpu_kernel_ms_frame'])
+            x['sp_esa1_xfer'] = div(x['cpu_esa_1t'], x['gpu_xfer_ms_frame'])
+            x['sp_esamany_kernel'] = div(x['cpu_esa_many_wall'], mul(k, x['pairs_per_frame_many']))
+            x['sp_hex1_kernel'] = div(x['cpu_hex_1t'], x['gpu_kernel_ms_frame'])
+            x['sp_esa1_enc'] = div(x['cpu_esa_1t'], x['enc_search_ms_frame_1t'])
+            x['sp_esa1_paper'] = div(x['cpu_esa_1t'], x['gpu_paper_ms_frame'])
+            x['sp_esa1_wait'] = div(x['cpu_esa_1t'], x['wait_ms_frame_1t'])
+            x['sp_esamany_wait'] = div(x['cpu_esa_many_sum'], x['wait_ms_frame_many'])
+            x['missing'] = ' '.join('%s/%st:%s' % (r['method'], r['threads'], r['rc']) for r in got if r['rc'] != '0')
+            x.update(meta_of(got))
+            x['commands'] = ' | '.join(r['command'] for r in got if r['rc'] == '0') + (
+                ' | bench_me -r %d (%s)' % (rng, x['bench_file']) if x.get('bench_file') else '')
+            rows.append(x)
+    write_csv(os.path.join(outdir, 'table1.csv'), rows, T1_FIELDS)
+    with open(os.path.join(outdir, 'table1.md'), 'w') as f:
+        f.write(table1_md(rows, many, bench_heads))
+    return rows
+
+
+def growth(rows, rng, key):
+    """'grows'/'does not grow' with resolution, and the values in order."""
+    v = [(r['res'], r[key]) for r in rows if r['range'] == rng and r.get(key) is not None]
+    if len(v) < 2:
+        return None, v
+    return all(b[1] >= a[1] for a, b in zip(v, v[1:])), v
+
+
+def table1_md(rows, many, bench_heads):
+    m = many
+    out = ['## Table 1: motion-estimation time per frame, x264 on the CPU against the GPU\n',
+           'Preset %s, QP 27, one run per cell; ms per frame of the clip (I frame included). '
+           'CPU: x264\'s integer motion search inside the encoder (`--gpu-me-stats`: time in '
+           'x264_me_search_ref for analyse\'s searches, predictors and the method; sub-pel '
+           'refinement and the lookahead\'s own search excluded). %d-thread columns: CPU time '
+           '**summed over the %d threads**, and that sum / %d (the wall-clock equivalent if the '
+           'threads shared the work perfectly).\n' % (rows[0]['preset'] if rows else 'medium', m, m, m)]
+    out.append('\n### CPU (x264\'s own search), ms/frame\n')
+    out.append('| resolution | range | frames (1 / %d thr) | ESA 1 thr | hex 1 thr | ESA %d thr: sum (/%d) | hex %d thr: sum (/%d) | ESA 1 thr sub-pel |' % (m, m, m, m, m))
+    out.append('|---|---|---|---|---|---|---|---|')
+    for r in rows:
+        out.append('| %s | +-%d | %s / %s | %s | %s | %s (%s) | %s (%s) | %s |' % (
+            r['res'], r['range'], r['frames_1t'], r['frames_many'], fmt(r['cpu_esa_1t']), fmt(r['cpu_hex_1t']),
+            fmt(r['cpu_esa_many_sum']), fmt(r['cpu_esa_many_wall']), fmt(r['cpu_hex_many_sum']),
+            fmt(r['cpu_hex_many_wall']), fmt(r['cpu_esa_1t_subpel'])))
+    out.append('\n### GPU, same frames\n')
+    out.append('Kernel and with-transfers: `bench_me -r RANGE` (one reference, 41 partitions with MV cost, the '
+               'default kernel variant, median of 25 runs; with transfers: the frame uploaded and padded, '
+               'searched, the results downloaded) ms per (frame, reference) pair, times the pairs the '
+               'encoder searched per frame (from the `--gpu-me` run, 1 thread). In-encoder: CUDA-event '
+               'time of the searches in that run (partitions of the preset). Waited: time analyse '
+               'waited for GPU results per frame (%d threads: summed over threads).\n' % m)
+    out.append('| resolution | range | pairs/frame | kernel ms/pair | with xfers ms/pair | kernel ms/frame | with xfers ms/frame | in-encoder search ms/frame | waited 1 thr | waited %d thr (sum) | x264 integer ME left, 1 thr | paper\'s kernels ms/frame |' % m)
+    out.append('|---|---|---|---|---|---|---|---|---|---|---|---|')
+    for r in rows:
+        out.append('| %s | +-%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            r['res'], r['range'], fmt(r['pairs_per_frame_1t']), fmt(r.get('bench_kernel_ms_pair')),
+            fmt(r.get('bench_xfer_ms_pair')), fmt(r['gpu_kernel_ms_frame']), fmt(r['gpu_xfer_ms_frame']),
+            fmt(r['enc_search_ms_frame_1t']), fmt(r['wait_ms_frame_1t']), fmt(r['wait_ms_frame_many']),
+            fmt(r['cpu_left_gpu_1t']), fmt(r['gpu_paper_ms_frame'])))
+    out.append('\n### Speed-ups (each: the CPU time / the GPU time named)\n')
+    out.append('| resolution | range | ESA 1 thr / kernel | ESA 1 thr / with xfers | ESA %d thr sum/%d / kernel | hex 1 thr / kernel | ESA 1 thr / in-encoder search | ESA 1 thr / paper\'s kernels | ESA 1 thr / waited 1 thr | ESA %d thr sum / waited %d thr sum |' % (m, m, m, m))
+    out.append('|---|---|---|---|---|---|---|---|---|---|')
+    x = lambda v: fmt(v, 'x')  # noqa: E731
+    for r in rows:
+        out.append('| %s | +-%d | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            r['res'], r['range'], x(r['sp_esa1_kernel']), x(r['sp_esa1_xfer']), x(r['sp_esamany_kernel']),
+            x(r['sp_hex1_kernel']), x(r['sp_esa1_enc']), x(r['sp_esa1_paper']), x(r['sp_esa1_wait']),
+            x(r['sp_esamany_wait'])))
+    out.append('')
+    for rng in sorted({r['range'] for r in rows}):
+        for key, what in (('sp_esa1_kernel', 'ESA 1 thread / GPU kernel'), ('sp_esa1_xfer', 'ESA 1 thread / GPU with transfers'),
+                          ('sp_esa1_enc', 'ESA 1 thread / in-encoder GPU search')):
+            g, v = growth(rows, rng, key)
+            if g is None:
+                continue
+            out.append('- +-%d, %s: %s with resolution (%s).' % (
+                rng, what, 'grows' if g else 'does **not** grow monotonically',
+                ', '.join('%s %s' % (res, fmt(s, 'x')) for res, s in v)))
+    miss = [r for r in rows if r['missing']]
+    if miss:
+        out.append('- Not measured (failed or skipped over the time budget): ' +
+                   '; '.join('%s +-%d: %s' % (r['res'], r['range'], r['missing']) for r in miss) + '.')
+    if bench_heads:
+        out.append('- Kernel benchmark: ' + '; '.join(bench_heads) + '.')
+    if rows:
+        out.append('- Machine: GPU %s (driver %s), CPU %s; commit %s. Exact commands: table1.csv, column commands.' % tuple(
+            rows[0][k] or '-' for k in META))
+    return '\n'.join(out) + '\n'
+
+
+# ---------------------------------------------------------------- Table 2
+
+T2_FIELDS = ['clip', 'res', 'preset', 'threads', 'config', 'frames_rd', 'frames_fps', 'qps', 'repeats', 'fps', 'fps_min', 'fps_max',
+             'wall_s', 'fps_vs_stock', 'fps_vs_mvt64', 'bd_psnr_vs_stock', 'bd_psnr_vs_mvt64', 'bd_ssim_vs_mvt64',
+             'kbps_speed_qp', 'psnr_speed_qp', 'gpu_wait_pct', 'me_int_ms_frame', 'deterministic', 'anchor_mvt64',
+             'missing'] + META + ['commands']
+NAMES = {'stock': 'stock', 'stock_mvt64': 'stock --mvrange-thread 64', 'gpu': '--gpu-me',
+         'gpu_r64': '--gpu-me --merange 64', 'esa64': '--me esa --merange 64',
+         'gpu_repl64': '--gpu-me --merange 64 (replace)', 'gpu_cand64': '--gpu-me-range 64 cand'}
+ORDER = ['stock', 'stock_mvt64', 'gpu', 'gpu_r64', 'gpu_repl64', 'gpu_cand64', 'esa64']
+PRESETS = ['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium', 'slow', 'slower', 'veryslow', 'placebo']
+
+
+def median(v):
+    return statistics.median(v) if v else None
+
+
+def rd_rows(rs):
+    """qp -> the run of the RD curve: a quality run, else the first speed repeat."""
+    out = {}
+    for r in sorted(rs, key=lambda r: (r.get('kind') != 'quality', int(r.get('repeat') or 0))):
+        if num(r.get('kbps')):
+            out.setdefault(r['qp'], r)
+    return out
+
+
+def rd_points(rs, metric):
+    """qp -> (kbps, metric) of the RD curve."""
+    return {q: (num(r['kbps']), num(r[metric])) for q, r in rd_rows(rs).items() if num(r.get(metric)) is not None}
+
+
+def bd(anchor, test, metric):
+    a, t = rd_points(anchor, metric), rd_points(test, metric)
+    if len(a) < 4 or len(t) < 4:
+        return None
+    return num(bdrate(list(a.values()), list(t.values())))
+
+
+def sort_key(key):
+    clip, res, preset, threads = key
+    return (RES.index(res) if res in RES else 9, clip, -int(threads),
+            PRESETS.index(preset) if preset in PRESETS else 99)
+
+
+def t2_runs(outdir, files=()):
+    """The encodes of Table 2: OUTDIR/table2_runs.csv, or results/bench_encode.sh
+    CSVs (no res, rc, kind, repeat columns: every run counts for speed too)."""
+    runs = []
+    for p in files or [os.path.join(outdir, 'table2_runs.csv')]:
+        for r in read_csv(p):
+            r['clip'] = r['clip'].replace('.y4m', '')
+            r['res'] = r.get('res') or r['clip'].split('_')[-1]
+            r['rc'] = r.get('rc') or ('0' if r.get('kbps') else 'failed')
+            r['kind'] = r.get('kind') or 'quality+speed'
+            r['repeat'] = r.get('repeat') or '1'
+            runs.append(r)
+    return runs
+
+
+def table2(outdir, files=()):
+    runs = t2_runs(outdir, files)
+    cells = defaultdict(lambda: defaultdict(list))
+    for r in runs:
+        cells[(r['clip'], r['res'], r['preset'], r['threads'])][r['config']].append(r)
+    rows = []
+    for key in sorted(cells, key=sort_key):
+        cfgs = cells[key]
+        okc = {c: [r for r in rs if r['rc'] == '0'] for c, rs in cfgs.items()}
+        speed = {c: [r for r in rs if 'speed' in r['kind'] and num(r.get('fps'))] for c, rs in okc.items()}
+        fps = {c: median([num(r['fps']) for r in v]) for c, v in speed.items()}
+        stock, anchor_name = okc.get('stock'), 'stock_mvt64'
+        mvt = okc.get('stock_mvt64')
+        if not mvt and key[3] == '1':
+            mvt, anchor_name = stock, 'stock (1 thread: --mvrange-thread has no effect)'
+        fstock = fps.get('stock')
+        fmvt = fps.get('stock_mvt64') or (fstock if key[3] == '1' else None)
+        for c in sorted(cfgs, key=lambda c: ORDER.index(c) if c in ORDER else 99):
+            rs, sp = okc[c], speed[c]
+            x = {'clip': key[0], 'res': key[1], 'preset': key[2], 'threads': key[3], 'config': c,
+                 'frames_rd': '/'.join(sorted({r.get('frames') or '?' for r in rd_rows(rs).values()})),
+                 'frames_fps': '/'.join(sorted({r.get('frames') or '?' for r in sp})),
+                 'qps': ' '.join(sorted({r['qp'] for r in rs}, key=int)), 'repeats': len(sp),
+                 'fps': fps[c], 'fps_min': min((num(r['fps']) for r in sp), default=None),
+                 'fps_max': max((num(r['fps']) for r in sp), default=None),
+                 'wall_s': median([num(r['wall_s']) for r in sp if num(r.get('wall_s'))]),
+                 'fps_vs_stock': div(fps[c], fstock), 'fps_vs_mvt64': div(fps[c], fmvt),
+                 'bd_psnr_vs_stock': bd(stock, rs, 'psnr_y') if stock else None,
+                 'bd_psnr_vs_mvt64': bd(mvt, rs, 'psnr_y') if mvt else None,
+                 'bd_ssim_vs_mvt64': bd(mvt, rs, 'ssim_db') if mvt else None,
+                 'anchor_mvt64': anchor_name if mvt else ''}
+            if sp:
+                x['kbps_speed_qp'], x['psnr_speed_qp'] = num(sp[0]['kbps']), num(sp[0]['psnr_y'])
+                same = all(len({(r['kbps'], r['psnr_y']) for r in sp if r['qp'] == q}) == 1 for q in {r['qp'] for r in sp})
+                x['deterministic'] = 'yes' if same else 'NO: repeats differ'
+            waits = [num(r.get('gpu_wait_pct')) for r in rs if num(r.get('gpu_wait_pct')) is not None]
+            x['gpu_wait_pct'] = sum(waits) / len(waits) if waits else None
+            x['me_int_ms_frame'] = median([num(r['me_int_ms_frame']) for r in sp if num(r.get('me_int_ms_frame'))])
+            x['missing'] = ' '.join(sorted('qp%s/%s%s:%s' % (r['qp'], r['kind'], r.get('repeat', ''), r['rc'])
+                                           for r in cfgs[c] if r['rc'] != '0'))
+            x.update(meta_of(cfgs[c]))
+            x['commands'] = ' | '.join(sorted({r['command'] for r in rs if r.get('command')}))
+            rows.append(x)
+    write_csv(os.path.join(outdir, 'table2.csv'), rows, T2_FIELDS)
+    with open(os.path.join(outdir, 'table2.md'), 'w') as f:
+        f.write(table2_md(rows, runs))
+    return rows
+
+
+def table2_md(rows, runs):
+    out = ['## Table 2: whole encoder, fps and BD-rate (PSNR-Y)\n',
+           'Per clip, preset and thread count; BD-rate over QPs %s (negative: fewer bits at equal PSNR-Y); '
+           'fps: x264\'s own figure at the speed QP, median of the repeats (min-max), each repeat running '
+           'every configuration once; wall: seconds per encode, process start (and CUDA start-up) included. '
+           'Anchors: stock x264, and stock `--mvrange-thread 64` (the same vertical MV range between frame '
+           'threads as the GPU search; at 1 thread the option does nothing and the anchor is stock).\n'
+           % (rows[0]['qps'] if rows else '')]
+    for threads in sorted({r['threads'] for r in rows}, key=lambda t: -int(t)):
+        out.append('\n### %s thread%s\n' % (threads, '' if threads == '1' else 's'))
+        out.append('| clip | preset | config | frames RD / fps | fps (min-max) | wall s | fps vs stock | fps vs mvt64 | BD vs stock | BD vs mvt64 | BD-SSIM vs mvt64 | GPU wait | x264 int. ME ms/frame |')
+        out.append('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+        for r in rows:
+            if r['threads'] != threads:
+                continue
+            rng = '' if r['fps_min'] is None else ' (%s-%s)' % (fmt(r['fps_min']), fmt(r['fps_max']))
+            out.append('| %s | %s | %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+                r['clip'], r['preset'], NAMES.get(r['config'], r['config']), '%s / %s' % (r['frames_rd'], r['frames_fps']),
+                fmt(r['fps']), rng,
+                fmt(r['wall_s']), ratio(r['fps_vs_stock']), ratio(r['fps_vs_mvt64']), pct(r['bd_psnr_vs_stock']),
+                pct(r['bd_psnr_vs_mvt64']), pct(r['bd_ssim_vs_mvt64']),
+                '-' if r['gpu_wait_pct'] is None else '%.2f%%' % r['gpu_wait_pct'], fmt(r['me_int_ms_frame'])))
+    out.append('\n### Summary: against stock `--mvrange-thread 64` (1 thread: stock), BD-rate at fps ratio\n')
+    keys = sorted({(r['clip'], r['res'], r['preset']) for r in rows},
+                  key=lambda k: sort_key((k[0], k[1], k[2], '0')))
+    ths = sorted({r['threads'] for r in rows}, key=lambda t: -int(t))
+    cfg = [c for c in ('gpu', 'gpu_r64', 'gpu_repl64', 'gpu_cand64', 'esa64') if any(r['config'] == c for r in rows)]
+    out.append('| clip | preset | ' + ' | '.join('%s, %s thr' % (NAMES[c], t) for t in ths for c in cfg) + ' |')
+    out.append('|---|---|' + '---|' * (len(ths) * len(cfg)))
+    for k in keys:
+        cells = []
+        for t in ths:
+            for c in cfg:
+                r = [r for r in rows if (r['clip'], r['res'], r['preset'], r['threads'], r['config']) == k + (t, c)]
+                cells.append('%s at %s' % (pct(r[0]['bd_psnr_vs_mvt64']), ratio(r[0]['fps_vs_mvt64'])) if r else '')
+        out.append('| %s | %s | %s |' % (k[0], k[2], ' | '.join(cells)))
+    notes = ['']
+    if any(r['kind'] == 'speed' for r in runs):
+        notes.append('- Cut to fit the time budget (un-cut: %d frames, ESA at every preset): frames per '
+             'row as listed (BD-rate / fps; at 1 thread fewer for the speed runs than for the RD curves); `--me esa --merange 64` at medium only; stock `--mvrange-thread 64` not run at 1 '
+             'thread (identical to stock there).' % UNCUT)
+    short = [r for r in rows if r['repeats'] and r['repeats'] < 3]
+    if short:
+        notes.append('- Fewer than 3 speed repeats (time budget): ' + ', '.join(
+            '%s %s %st %s (%d)' % (r['clip'], r['preset'], r['threads'], r['config'], r['repeats']) for r in short) + '.')
+    miss = [r for r in rows if r['missing']]
+    if miss:
+        notes.append('- Encodes not done (exit status, or skipped over the time budget): ' + '; '.join(
+            '%s %s %st %s: %s' % (r['clip'], r['preset'], r['threads'], r['config'], r['missing']) for r in miss) + '.')
+    nondet = [r for r in rows if str(r.get('deterministic', '')).startswith('NO')]
+    if nondet:
+        notes.append('- Repeats gave different streams: ' + ', '.join(
+            '%s %s %st %s' % (r['clip'], r['preset'], r['threads'], r['config']) for r in nondet) + '.')
+    if rows:
+        notes.append('- Machine: GPU %s (driver %s), CPU %s; commit %s. Exact commands: table2.csv, column commands.' % tuple(
+            rows[0][k] or '-' for k in META))
+    return '\n'.join(out + notes) + '\n'
+
+
+# ---------------------------------------------------------------- headline
+
+def headline(outdir):
+    out = ['# Headline numbers (results/run.sh, %s)\n' % os.path.basename(os.path.abspath(outdir))]
+    p1, p2 = os.path.join(outdir, 'table1.csv'), os.path.join(outdir, 'table2.csv')
+    if os.path.exists(p1):
+        rows = read_csv(p1)
+        for r in rows:
+            for k in T1_FIELDS:
+                if k not in ('res', 'size', 'preset', 'frames_1t', 'frames_many', 'bench_variant', 'missing', 'commands') + tuple(META):
+                    r[k] = num(r.get(k))
+        m = int(rows[0]['many']) if rows else 16
+        out.append('Table 1, 1080p (%s, ms per frame; x264\'s integer motion search inside the encoder against '
+                   'the GPU search of the same frames):\n' % (rows[0]['preset'] if rows else 'medium'))
+        for r in rows:
+            if r['res'] != '1080p':
+                continue
+            out.append('- +-%d: x264 ESA %s ms/frame on 1 thread (hex %s); %d threads: %s ms/frame CPU time summed '
+                       'over threads (%s wall-equivalent). GPU: %s pairs/frame, kernel %s ms/frame (%s ms/pair), '
+                       '%s with transfers; analyse waited %s ms/frame. Speed-up ESA 1 thread / kernel %s, / with '
+                       'transfers %s, ESA %d threads (sum/%d) / kernel %s; the paper\'s unfused kernels %s.' % (
+                           r['range'], fmt(r['cpu_esa_1t']), fmt(r['cpu_hex_1t']), m, fmt(r['cpu_esa_many_sum']),
+                           fmt(r['cpu_esa_many_wall']), fmt(r['pairs_per_frame_1t']), fmt(r['gpu_kernel_ms_frame']),
+                           fmt(r['bench_kernel_ms_pair']), fmt(r['gpu_xfer_ms_frame']), fmt(r['wait_ms_frame_1t']),
+                           fmt(r['sp_esa1_kernel'], 'x'), fmt(r['sp_esa1_xfer'], 'x'), m, m,
+                           fmt(r['sp_esamany_kernel'], 'x'), fmt(r['sp_esa1_paper'], 'x')))
+        for rng in sorted({r['range'] for r in rows}):
+            g, v = growth(rows, rng, 'sp_esa1_kernel')
+            if g is not None:
+                out.append('- Speed-up (ESA 1 thread / kernel) at +-%d %s with resolution: %s.' % (
+                    rng, 'grows' if g else 'does not grow monotonically', ', '.join('%s %s' % (a, fmt(b, 'x')) for a, b in v)))
+        if rows:
+            out.append('- Machine: %s, driver %s; CPU %s; commit %s.' % tuple(rows[0][k] or '-' for k in META))
+    if os.path.exists(p2):
+        rows = read_csv(p2)
+        sel = [r for r in rows if r['res'] == '1080p' and r['config'] not in ('stock', 'stock_mvt64')]
+        if sel:
+            out.append('\nTable 2, 1080p, `--gpu-me` against stock `--mvrange-thread 64` (BD-rate PSNR-Y, fps ratio):\n')
+            for r in sel:
+                out.append('- %s, %s thread%s, %s: %s at %s fps (%s fps, %s/%s frames for BD-rate/fps, %s repeats).' % (
+                    r['preset'], r['threads'], '' if r['threads'] == '1' else 's', NAMES.get(r['config'], r['config']),
+                    pct(num(r['bd_psnr_vs_mvt64'])), ratio(num(r['fps_vs_mvt64'])), fmt(num(r['fps'])),
+                    r['frames_rd'], r['frames_fps'], r['repeats']))
+    with open(os.path.join(outdir, 'headline.md'), 'w') as f:
+        f.write('\n'.join(out) + '\n')
+
+
+if __name__ == '__main__':
+    if len(sys.argv) < 3 or sys.argv[1] not in ('table1', 'table2', 'headline'):
+        sys.exit(__doc__)
+    what, outdir = sys.argv[1], sys.argv[2]
+    if what == 'table1':
+        table1(outdir)
+    elif what == 'table2':
+        table2(outdir, sys.argv[3:])
+    else:
+        headline(outdir)
