@@ -139,11 +139,11 @@ fi
 
 echo "--- 2. four concurrent encodes == four in turn"
 # shellcheck disable=SC2086
-for i in 1 2 3 4; do enc "$X264" "ser$i" foreman_cif.y4m $BE --threads 4 --bframes 3 --merange 24; done
+for i in 1 2 3 4; do enc "$X264" "ser$i" foreman_cif.y4m $BE --threads 4 --bframes 3 --gpu-me-range 24; done
 encodes "serial encode 1 of 4" ser1
 for i in 1 2 3 4; do
     # shellcheck disable=SC2086
-    ENC_DUMP=0 enc "$X264" "par$i" foreman_cif.y4m $BE --threads 4 --bframes 3 --merange 24 &
+    ENC_DUMP=0 enc "$X264" "par$i" foreman_cif.y4m $BE --threads 4 --bframes 3 --gpu-me-range 24 &
 done
 wait
 n=0
@@ -154,7 +154,7 @@ rm -f "$W"/ser[234].* "$W"/par*.264
 echo "--- 3. faults injected in the middle of an encode"
 for spec in launch:40 copy:25 alloc:20 device:1; do
     fault_case "$spec" "CUDA backend (auto), 30 frames, 4 threads" "warning.*gpu-me" 30 \
-        foreman_cif.y4m --gpu-me --gpu-me-stats --threads 4 --bframes 3
+        foreman_cif.y4m --gpu-me --gpu-me-range 16 --gpu-me-stats --threads 4 --bframes 3
 done
 
 note="table: $TABLE"

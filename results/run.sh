@@ -42,7 +42,7 @@ export ENC_DUMP=0
 
 RUN_CMD="results/run.sh $*"
 OUT="results/h200"
-case "${1:-}" in table1|table2|plots|"") ;; *) OUT="$1"; shift ;; esac
+case "${1:-}" in table1|table2|plots|startup|"") ;; *) OUT="$1"; shift ;; esac
 SECTIONS="${*:-table1 table2 plots}"
 mkdir -p "$OUT" "$W" || exit 1
 OUT="$(cd "$OUT" && pwd)"
@@ -104,12 +104,20 @@ frames_of() {
     echo "$n"
 }
 
+BE_ARG=""
+[ "$BACKEND" = cuda ] || BE_ARG="--gpu-me-backend $BACKEND"
 cfg_args() {
     case "$1" in
         stock)       echo "" ;;
         stock_mvt64) echo "--mvrange-thread 64" ;;
-        gpu)         echo "--gpu-me --gpu-me-backend $BACKEND" ;;
-        gpu_r64)     echo "--gpu-me --gpu-me-backend $BACKEND --merange 64" ;;
+        # plain --gpu-me as users type it (auto backend: CUDA on the GPU
+        # machine; it may decide not to use the GPU: see its info line)
+        gpu)         echo "--gpu-me $BE_ARG" ;;
+        gpu_adapt)   echo "--gpu-me $BE_ARG --gpu-me-mode adaptive" ;;
+        gpu_cand)    echo "--gpu-me $BE_ARG --gpu-me-mode cand" ;;
+        # the GPU forced on at range 64, whatever the frame size
+        gpu_r64)     echo "--gpu-me $BE_ARG --gpu-me-range 64" ;;
+        gpu_adapt64) echo "--gpu-me $BE_ARG --gpu-me-range 64 --gpu-me-mode adaptive" ;;
         esa64)       echo "--me esa --merange 64" ;;
         *) echo "unknown config $1" >&2; exit 2 ;;
     esac
@@ -353,6 +361,39 @@ table2() {
     sec_end
 }
 
+# ------------------------------------------------------------ start-up
+# What --gpu-me adds to the wall clock of a short encode (issue: "start-up
+# adds <= 0.1 s to a 100-frame 720p encode"): stock x264, plain --gpu-me
+# (which leaves 720p to x264), and the GPU forced on (--gpu-me-range 32: CUDA
+# opens on its own thread while x264 starts); interleaved repeats, medians.
+startup() {
+    sec_begin startup "${STARTUP_BUDGET:-60}"
+    local res="${STARTUP_RES:-720p}" n="${STARTUP_FRAMES:-100}" rep c in csv="$OUT/startup_runs.csv"
+    in="$(clip "$res" "$n")" || return 1
+    echo "config,res,frames,threads,repeat,rc,wall_s,fps,$META_HDR,command" > "$csv"
+    for rep in $(seq 1 "${STARTUP_REPEATS:-5}"); do
+        for c in stock gpu gpu_forced; do
+            case "$c" in stock) a="" ;; gpu) a="--gpu-me $BE_ARG" ;; gpu_forced) a="--gpu-me $BE_ARG --gpu-me-range 32" ;; esac
+            # shellcheck disable=SC2086
+            x264_run "startup_${c}_$rep" "$in" --preset medium --threads "$MANY" --frames "$n" $a
+            echo "$c,$res,$n,$MANY,$rep,$R_RC,$R_WALL,$(stats "$R_LOG" | cut -d, -f1),$META,\"$R_CMD\"" >> "$csv"
+        done
+    done
+    "$PY" - "$csv" "$OUT/startup.md" <<'PYEOF'
+import csv, statistics, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["rc"] == "0"]
+med = {c: statistics.median(float(r["wall_s"]) for r in rows if r["config"] == c)
+       for c in ("stock", "gpu", "gpu_forced") if any(r["config"] == c for r in rows)}
+n = {c: sum(r["config"] == c for r in rows) for c in med}
+with open(sys.argv[2], "w") as f:
+    f.write("| config | median wall clock (s) | added to stock (s) | runs |\n|---|---|---|---|\n")
+    for c, w in med.items():
+        f.write("| %s | %.3f | %+.3f | %d |\n" % (c, w, w - med.get("stock", w), n[c]))
+print(open(sys.argv[2]).read())
+PYEOF
+    sec_end
+}
+
 # ------------------------------------------------------------ plots
 plots() {
     sec_begin plots "${PLOTS_BUDGET:-60}"
@@ -377,12 +418,12 @@ plots() {
     echo "        frames, quality runs at 1 thread: $T2_QFRAMES_1; at $MANY: $T2_QFRAMES_MANY; veryslow: half; un-cut: $FULL_FRAMES"
 } | tee -a "$OUT/run_info.txt"
 case " $SECTIONS " in
-    *" table1 "*|*" table2 "*) [ -x "$X264" ] || { echo "no x264 at $X264 (./build.sh device)"; exit 1; } ;;
+    *" table1 "*|*" table2 "*|*" startup "*) [ -x "$X264" ] || { echo "no x264 at $X264 (./build.sh device)"; exit 1; } ;;
 esac
 for s in $SECTIONS; do
     case "$s" in
-        table1|table2|plots) "$s" ;;
-        *) echo "unknown section $s (table1 table2 plots)"; exit 2 ;;
+        table1|table2|plots|startup) "$s" ;;
+        *) echo "unknown section $s (table1 table2 startup plots)"; exit 2 ;;
     esac
 done
 echo

@@ -601,12 +601,16 @@ START_TEST( test_cuda_device_choice )
     int err = 0;
     ck_assert_ptr_null( F.open( &p, &err ) );
     ck_assert_int_eq( err, CUDA_ME_ENODEV );
-    p.i_device = -1;
+    p.i_device = -2;   /* neither an ordinal nor CUDA_ME_DEVICE_AUTO */
     ck_assert_ptr_null( F.open( &p, &err ) );
-    p.i_device = 0;
-    cuda_me_t *h = F.open( &p, &err );
-    ck_assert_ptr_nonnull( h );
-    F.close( h );
+    ck_assert_int_eq( err, CUDA_ME_EINVAL );
+    for( int d = CUDA_ME_DEVICE_AUTO; d <= 0; d++ )
+    {
+        p.i_device = d;
+        cuda_me_t *h = F.open( &p, &err );
+        ck_assert_msg( h != NULL, "device %d: open failed (%d)", d, err );
+        F.close( h );
+    }
 }
 END_TEST
 

@@ -74,7 +74,7 @@ sanitize-encode)
         rc=$?
         grep -E "ERROR SUMMARY|encoded|gpu-me: backend" "$OUT/sanitize-encode-$tool.log" | tail -3
         if [ "$rc" = 0 ] && grep -q "gpu-me: backend cuda" "$OUT/sanitize-encode-$tool.log" &&
-           grep -q "ERROR SUMMARY: 0 errors" "$OUT/sanitize-encode-$tool.log"; then
+           grep -Eq "(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors)" "$OUT/sanitize-encode-$tool.log"; then
             pass "compute-sanitizer $tool over a --gpu-me encode: 0 errors"
         else
             fail "compute-sanitizer $tool over a --gpu-me encode: exit $rc"

@@ -158,7 +158,7 @@ x264_log_stats() {   # LOG [FIELD...]
     tr '\r' '\n' < "$1" | awk -v fields="${fields:-fps kbps psnr_y ssim_db gpu_wait_pct}" '
         function num(s, key,   i) {   # the number right after key in s
             i = index(s, key); if (!i) return ""
-            s = substr(s, i + length(key)); match(s, /^[0-9.]+/)
+            s = substr(s, i + length(key)); sub(/^ +/, "", s); match(s, /^[0-9.]+/)
             return RSTART ? substr(s, 1, RLENGTH) : ""
         }
         /^encoded [0-9]+ frames, / { v["frames"] = $2; v["fps"] = $4; v["kbps"] = $6 }
