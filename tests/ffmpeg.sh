@@ -131,8 +131,8 @@ fi
 if enc opts -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-mode=cand:gpu-me-range=24:gpu-me-device=0:gpu-me-stats=0; then
     if grep -q 'Error parsing option' "$W/opts.log"; then
         fail "options: FFmpeg could not pass an option: $(grep -m1 'Error parsing option' "$W/opts.log")"
-    elif ! grep -q 'gpu-me: C reference, range 24, .* cand mode' "$W/opts.log"; then
-        fail "options: x264 did not report 'C reference, range 24, ..., cand mode'"; grep 'gpu-me' "$W/opts.log"
+    elif ! grep -q 'gpu-me: C reference; range 24 as asked, .* cand mode' "$W/opts.log"; then
+        fail "options: x264 did not report 'C reference; range 24 as asked, ..., cand mode'"; grep 'gpu-me' "$W/opts.log"
     elif grep -q 'gpu-me: frames' "$W/opts.log"; then
         fail "options: gpu-me-stats=0 still printed statistics"
     elif ! grep -a -q 'gpu_me=cand:24 ' "$W/opts.mp4"; then
