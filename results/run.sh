@@ -110,6 +110,7 @@ cfg_args() {
     case "$1" in
         stock)       echo "" ;;
         stock_mvt64) echo "--mvrange-thread 64" ;;
+        stock_mvt40) echo "--mvrange-thread 40" ;;
         # plain --gpu-me as users type it (auto backend: CUDA on the GPU
         # machine; it may decide not to use the GPU: see its info line)
         gpu)         echo "--gpu-me $BE_ARG" ;;
@@ -117,6 +118,7 @@ cfg_args() {
         gpu_cand)    echo "--gpu-me $BE_ARG --gpu-me-mode cand" ;;
         # the GPU forced on at range 64, whatever the frame size
         gpu_r64)     echo "--gpu-me $BE_ARG --gpu-me-range 64" ;;
+        gpu_r32)     echo "--gpu-me $BE_ARG --gpu-me-range 32" ;;
         gpu_adapt64) echo "--gpu-me $BE_ARG --gpu-me-range 64 --gpu-me-mode adaptive" ;;
         esa64)       echo "--me esa --merange 64" ;;
         *) echo "unknown config $1" >&2; exit 2 ;;
