@@ -27,8 +27,8 @@
 # [build/x264-src], CC [gcc].
 
 set -u
-TOP="$(cd "$(dirname "$0")/.." && pwd)"
-B="$TOP/build"
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
 SRC="${X264_SRC:-$B/x264-src}"
 S="${ABI_DIR:-$B/x264-shared}"
 P="$S/prefix"
@@ -36,15 +36,7 @@ W="$S/test"
 JOBS="$(nproc 2>/dev/null || echo 2)"
 CC="${CC:-gcc}"
 
-npass=0
-nfail=0
-pass() { echo "  ok    $*"; npass=$((npass+1)); }
-fail() { echo "  FAIL  $*"; nfail=$((nfail+1)); }
-finish() {
-    echo "abi: $npass passed, $nfail failed"
-    [ "$nfail" = 0 ]
-    exit
-}
+finish() { summary abi; exit; }
 
 if ! git -C "$SRC" rev-parse -q --verify cuda-me-base >/dev/null 2>&1 || [ ! -f "$B/lib/libcuda_me.a" ]; then
     fail "no patched $SRC or no $B/lib/libcuda_me.a: run ./build.sh first"

@@ -421,6 +421,25 @@ static void log_capture( void *opaque, int i_level, const char *fmt, va_list ap 
     }
 }
 
+/* Parameters of a small test handle: w x h, range, mv_range 512, parts,
+ * backend; log messages into log when not NULL. */
+static cuda_me_param_t test_param( int w, int h, int range, int parts, int backend, log_capture_t *log )
+{
+    cuda_me_param_t p = { 0 };
+    p.i_width = w;
+    p.i_height = h;
+    p.i_range = range;
+    p.i_mv_range = 512;
+    p.i_parts = parts;
+    p.i_backend = backend;
+    if( log )
+    {
+        p.pf_log = log_capture;
+        p.p_log_opaque = log;
+    }
+    return p;
+}
+
 /* x264's frame-thread MV limit through the API, with the C backend (runs
  * without a GPU too): open() takes 0 and x264's values (>= 8) and refuses
  * the others, saying why; the results are cme_search_c()'s with the limit,
@@ -430,15 +449,7 @@ START_TEST( test_mv_range_thread_api )
     cuda_me_function_t F;
     ck_assert_int_eq( cuda_me_init( CUDA_ME_API_VERSION, &F ), 0 );
     log_capture_t log = { { 0 }, 0 };
-    cuda_me_param_t p = { 0 };
-    p.i_width = 96;
-    p.i_height = 80;
-    p.i_range = 24;
-    p.i_mv_range = 512;
-    p.i_parts = CUDA_ME_NPART;
-    p.i_backend = CUDA_ME_BACKEND_C;
-    p.pf_log = log_capture;
-    p.p_log_opaque = &log;
+    cuda_me_param_t p = test_param( 96, 80, 24, CUDA_ME_NPART, CUDA_ME_BACKEND_C, &log );
     static const int bad[] = { -1, -64, 1, 7 };
     for( unsigned i = 0; i < sizeof(bad)/sizeof(*bad); i++ )
     {
@@ -524,15 +535,7 @@ START_TEST( test_cuda_open_or_why )
     cuda_me_function_t F;
     ck_assert_int_eq( cuda_me_init( CUDA_ME_API_VERSION, &F ), 0 );
     log_capture_t log = { { 0 }, 0 };
-    cuda_me_param_t p = { 0 };
-    p.i_width = 64;
-    p.i_height = 48;
-    p.i_range = 16;
-    p.i_mv_range = 512;
-    p.i_parts = CUDA_ME_NPART;
-    p.i_backend = CUDA_ME_BACKEND_CUDA;
-    p.pf_log = log_capture;
-    p.p_log_opaque = &log;
+    cuda_me_param_t p = test_param( 64, 48, 16, CUDA_ME_NPART, CUDA_ME_BACKEND_CUDA, &log );
     int err = 1;
     cuda_me_t *h = F.open( &p, &err );
 #if HAVE_CUDA
@@ -590,13 +593,7 @@ START_TEST( test_cuda_device_choice )
         return;
     cuda_me_function_t F;
     cuda_me_init( CUDA_ME_API_VERSION, &F );
-    cuda_me_param_t p = { 0 };
-    p.i_width = 64;
-    p.i_height = 48;
-    p.i_range = 16;
-    p.i_mv_range = 512;
-    p.i_parts = CUDA_ME_NPART;
-    p.i_backend = CUDA_ME_BACKEND_CUDA;
+    cuda_me_param_t p = test_param( 64, 48, 16, CUDA_ME_NPART, CUDA_ME_BACKEND_CUDA, NULL );
     p.i_device = 999;
     int err = 0;
     ck_assert_ptr_null( F.open( &p, &err ) );
@@ -624,13 +621,7 @@ START_TEST( test_cuda_faults )
     cuda_me_function_t F;
     cuda_me_init( CUDA_ME_API_VERSION, &F );
     uint32_t rng = test_seed() + 21;
-    cuda_me_param_t p = { 0 };
-    p.i_width = 64;
-    p.i_height = 48;
-    p.i_range = 8;
-    p.i_mv_range = 512;
-    p.i_parts = CUDA_ME_NPART_8x8;
-    p.i_backend = CUDA_ME_BACKEND_CUDA;
+    cuda_me_param_t p = test_param( 64, 48, 8, CUDA_ME_NPART_8x8, CUDA_ME_BACKEND_CUDA, NULL );
     int err = 0;
     cuda_me_t *h = F.open( &p, &err );
     unsetenv( "CUDA_ME_FAULT" );

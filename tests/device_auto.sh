@@ -14,16 +14,11 @@
 # Needs python3 (makes the clip).
 
 set -u
-TOP="$(cd "$(dirname "$0")/.." && pwd)"
-B="$TOP/build"
-X264="${X264:-$B/x264/x264}"
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
 W="${DEVICE_AUTO_DIR:-$B/device_auto}"
 rm -rf "$W" && mkdir -p "$W"
 
-npass=0
-nfail=0
-pass() { echo "  ok    $*"; npass=$((npass+1)); }
-fail() { echo "  FAIL  $*"; nfail=$((nfail+1)); }
 
 # An 8-frame 176x144 clip of moving patterns, made here (no test data needed).
 CLIP="$W/clip.y4m"
@@ -90,5 +85,4 @@ else
     fail "no driver: --gpu-me-backend cuda --gpu-me-device auto failed without saying why:"; tail -3 "$W/nodriver.log"
 fi
 
-echo "device_auto: $npass passed, $nfail failed"
-[ "$nfail" = 0 ]
+summary device_auto

@@ -26,24 +26,15 @@
 # FRAMES [8].
 
 set -u
-TOP="$(cd "$(dirname "$0")/.." && pwd)"
-B="$TOP/build"
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
 FF="${FFMPEG:-$B/ffmpeg/ffmpeg}"
 SYSFF=/usr/bin/ffmpeg
-D="${CUDA_ME_TEST_DATA:-$B/data}"
 W="${FFMPEG_TEST_DIR:-$B/ffmpeg-test}"
 N="${FRAMES:-8}"
 rm -rf "$W" && mkdir -p "$W"
 
-npass=0
-nfail=0
-pass() { echo "  ok    $*"; npass=$((npass+1)); }
-fail() { echo "  FAIL  $*"; nfail=$((nfail+1)); }
-finish() {
-    echo "ffmpeg: $npass passed, $nfail failed"
-    [ "$nfail" = 0 ]
-    exit
-}
+finish() { summary ffmpeg; exit; }
 
 if [ ! -x "$FF" ]; then
     fail "no $FF: run ./build.sh ffmpeg"
