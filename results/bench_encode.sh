@@ -11,7 +11,8 @@
 # Every configuration runs at every QP on every clip; rows: clip, preset,
 # config, qp, fps, kb/s, PSNR-Y, SSIM (dB), and for --gpu-me the share of the
 # encode time that analyse waited for GPU results.  BD-rates:
-# results/encode_table.py.
+# results/tables.py table2 OUTDIR FILE.csv... (results/run.sh table2 runs the
+# same configurations with repeats; this script stays for ad-hoc runs).
 
 set -u
 X264_TREE=device/x264
