@@ -47,8 +47,9 @@ CME_SPEC int cme_iclip( int v, int lo, int hi ) { return v < lo ? lo : v > hi ? 
  * is at least that, so the window is always legal.  The centre (cx, cy) is
  * clipped into the limits; the window is centre +- range, moved (not cut)
  * to fit inside them, so it is always min(2*range+1, limits) wide and high,
- * at least 9.  x264's intra-refresh limits are not static; x264 clips the
- * vectors it takes from us to its live limits. */
+ * at least 9.  x264's intra-refresh limits are not static: the x264 glue
+ * does not use a vector outside x264's live limits (x264 searches that
+ * partition itself). */
 CME_SPEC cme_window_t cme_get_window( int mb_x, int mb_y, int mb_w, int mb_h, int range, int mv_range,
                                       int mv_range_thread, int cx, int cy )
 {
