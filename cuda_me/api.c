@@ -294,6 +294,13 @@ static int cme_submit( cuda_me_t *h, int i_cur, int i_ref, const cuda_me_job_t *
     const int error = cme_error_get( h );
     if( error )
         return error;
+    const int mvrt = jp ? jp->i_mv_range_thread : 0;
+    if( mvrt < 0 || (mvrt > 0 && mvrt < 8) || (mvrt > 0 && h->param.i_mv_range_thread > 0 && mvrt > h->param.i_mv_range_thread) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "job mv_range_thread %d not supported (0: open's, else 8..%d)\n",
+                 mvrt, h->param.i_mv_range_thread > 0 ? h->param.i_mv_range_thread : 65535 );
+        return CUDA_ME_EINVAL;   /* nothing done; not sticky */
+    }
     pthread_mutex_lock( &h->lock );
     cme_frame_t *cur = frame_find( h, i_cur );
     cme_frame_t *ref = frame_find( h, i_ref );
@@ -336,6 +343,7 @@ static int cme_submit( cuda_me_t *h, int i_cur, int i_ref, const cuda_me_job_t *
         j->b_got = 0;
         j->b_centre = jp && jp->centre;
         j->b_cost = jp && jp->mv_cost;
+        j->i_mv_range_thread = mvrt ? mvrt : h->param.i_mv_range_thread;
         if( j->b_centre )
             memcpy( j->centre, jp->centre, (size_t)h->i_mb_count * 2 * sizeof(int16_t) );
         if( j->b_cost )

@@ -436,8 +436,17 @@ static int cu_init( cuda_me_t *h )
     const int w = h->param.i_width, hgt = h->param.i_height;
     g->i_pitch = (w + 2*CME_PAD + 127) & ~127;
     g->frame_bytes = (size_t)g->i_pitch * (hgt + 2*CME_PAD);
+    /* enough for every frame-thread limit a job may give (the geometry, so
+     * the scratch, is not monotonic in the window height) */
+    const int mvrt_max = h->param.i_mv_range_thread > 0 ? h->param.i_mv_range_thread : 4*h->param.i_range + 64;
     g->scratch_bytes = cme_cuda_scratch_size( h->i_mb_width, h->i_mb_height, h->param.i_range,
                                               h->param.i_mv_range, h->param.i_mv_range_thread, h->i_parts );
+    for( int t = 8; t <= mvrt_max && g->scratch_bytes; t++ )
+    {
+        size_t s = cme_cuda_scratch_size( h->i_mb_width, h->i_mb_height, h->param.i_range,
+                                          h->param.i_mv_range, t, h->i_parts );
+        g->scratch_bytes = s && s > g->scratch_bytes ? s : s ? g->scratch_bytes : 0;
+    }
     g->out_bytes = (size_t)h->i_mb_count * h->i_parts * sizeof(cuda_me_result_t);
     g->centre_bytes = (size_t)h->i_mb_count * 2 * sizeof(int16_t);
     g->cost_bytes = (4*h->param.i_range + 1) * sizeof(uint16_t);
@@ -723,7 +732,7 @@ static int launch( cuda_me_t *h, cme_job_t *j )
     l.i_mb_height = h->i_mb_height;
     l.i_range = h->param.i_range;
     l.i_mv_range = h->param.i_mv_range;
-    l.i_mv_range_thread = h->param.i_mv_range_thread;
+    l.i_mv_range_thread = j->i_mv_range_thread;
     l.i_parts = h->i_parts;
     l.mv_cost = j->b_cost ? g->d_cost[i] : g->d_mv_cost;
     l.centre = j->b_centre ? g->d_centre[i] : NULL;

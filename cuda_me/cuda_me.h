@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-#define CUDA_ME_API_VERSION 3
+#define CUDA_ME_API_VERSION 4
 
 /* Partitions of one macroblock, in the order results are stored.
  * 4x4 blocks are numbered as x264 does: idx = 4*i8x8 + i4x4, where both
@@ -145,6 +145,11 @@ typedef struct cuda_me_job_t
 {
     const int16_t *centre;      /* [mb_y][mb_x][2]: full-pel window centres; NULL: (0,0) */
     const uint16_t *mv_cost;    /* 4*i_range+1 entries as in cuda_me_param_t; NULL: open()'s */
+    /* The frame-thread MV limit of this search (x264 may choose it per
+     * frame), as cuda_me_param_t.i_mv_range_thread: 0 open()'s; else >= 8,
+     * and at most open()'s when that is not 0.  Smaller: fewer rows below
+     * the macroblock searched. */
+    int i_mv_range_thread;
 } cuda_me_job_t;
 
 typedef struct cuda_me_t cuda_me_t;
@@ -163,7 +168,8 @@ typedef struct cuda_me_function_t
     int  (*put_frame)( cuda_me_t *h, int i_frame, const uint8_t *luma, intptr_t i_stride );
     /* Searches i_cur against i_ref, asynchronously.  Both must have been put.
      * job may be NULL.  Returns 0, or 1 if a frame is unknown or the pair was
-     * already submitted (nothing done), or < 0. */
+     * already submitted (nothing done), CUDA_ME_EINVAL if job's values are
+     * out of range (nothing done), or < 0 (an error, also from error()). */
     int  (*submit)( cuda_me_t *h, int i_cur, int i_ref, const cuda_me_job_t *job );
     /* No new job will name i_frame as a reference (call once per frame). */
     void (*release_frame)( cuda_me_t *h, int i_frame );

@@ -46,6 +46,7 @@ typedef struct cme_job_t
     int16_t *centre;         /* [mb][2], valid if b_centre */
     uint16_t *mv_cost;       /* 4*range+1, valid if b_cost */
     int b_centre, b_cost;
+    int i_mv_range_thread;   /* the job's frame-thread limit (cuda_me_job_t), 0: none */
     void *gpu;               /* CUDA backend: struct cme_cuda_job_t */
     struct cme_job_t *next;
 } cme_job_t;

@@ -176,7 +176,7 @@ static int c_job_finish( cuda_me_t *h, cme_job_t *j )
     }
     double t0 = cme_time_ms();
     cme_search_c( j->cur->plane, j->cur->i_stride, j->ref->plane, j->ref->i_stride,
-                  h->i_mb_width, h->i_mb_height, h->param.i_range, h->param.i_mv_range, h->param.i_mv_range_thread,
+                  h->i_mb_width, h->i_mb_height, h->param.i_range, h->param.i_mv_range, j->i_mv_range_thread,
                   j->b_cost ? j->mv_cost : h->mv_cost, j->b_centre ? j->centre : NULL, h->i_parts, j->res );
     double t1 = cme_time_ms();
     pthread_mutex_lock( &h->lock );

@@ -320,7 +320,7 @@ END_TEST
 /* The whole library path (put, submit, get, done, release) with many frames
  * in flight and several references per frame: CUDA and C give the same,
  * without and with x264's frame-thread MV limit. */
-static const int backend_threads[] = { 0, 24 };
+static const int backend_threads[] = { 0, 24, 72 };
 
 START_TEST( test_backend_equal )
 {
@@ -344,7 +344,9 @@ START_TEST( test_backend_equal )
     test_mv_cost_qp( cost30, range, 30 );
     uint32_t rng = test_seed() + 77;
     int16_t *centre = test_centres( (f[0].w / 16) * (f[0].h / 16), 40, &rng );
-    const cuda_me_job_t job = { centre, cost30 };
+    /* odd frames: their own centres, costs and (x264's per-frame choice)
+     * a smaller frame-thread limit */
+    const cuda_me_job_t job = { centre, cost30, thread ? 24 : 40 };
     cuda_me_param_t p = { 0 };
     p.i_width = f[0].w;
     p.i_height = f[0].h;
@@ -474,7 +476,7 @@ START_TEST( test_mv_range_thread_api )
     uint16_t cost[MV_COST_SIZE];
     test_mv_cost( cost, p.i_range );
     int16_t *centre = test_centres( mb_w * mb_h, 30, &rng );
-    const cuda_me_job_t job = { centre, cost };
+    const cuda_me_job_t job = { centre, cost, 0 };
     cuda_me_result_t *want = malloc( n * sizeof(*want) );
     ck_assert_ptr_nonnull( want );
     static const int ok[] = { 0, 8, 24, 40, 64 };
@@ -516,6 +518,46 @@ START_TEST( test_mv_range_thread_api )
         {
             F.release_frame( h, k );
             F.done( h, k );
+        }
+        F.close( h );
+    }
+
+    /* per job: open()'s limit 64 (or none), each job its own; out of range:
+     * refused, nothing done, no sticky error */
+    static const int opened[] = { 64, 0 };
+    for( unsigned o = 0; o < sizeof(opened)/sizeof(*opened); o++ )
+    {
+        p.i_mv_range_thread = opened[o];
+        cuda_me_t *h = F.open( &p, NULL );
+        ck_assert_ptr_nonnull( h );
+        ck_assert_int_eq( F.put_frame( h, 0, ref.p, ref.stride ), 0 );
+        ck_assert_int_eq( F.put_frame( h, 1, cur.p, cur.stride ), 0 );
+        const int bad_job[] = { -1, 7, opened[o] ? opened[o] + 8 : 1 };
+        for( unsigned i = 0; i < sizeof(bad_job)/sizeof(*bad_job); i++ )
+        {
+            cuda_me_job_t bj = { NULL, NULL, bad_job[i] };
+            log.len = 0;
+            log.buf[0] = 0;
+            ck_assert_int_eq( F.submit( h, 1, 0, &bj ), CUDA_ME_EINVAL );
+            ck_assert_msg( strstr( log.buf, "mv_range_thread" ), "job limit %d: no reason given", bad_job[i] );
+            ck_assert_int_eq( F.error( h ), 0 );
+        }
+        cuda_me_job_t j1 = { NULL, NULL, 24 }, j2 = { centre, cost, 8 };
+        ck_assert_int_eq( F.submit( h, 1, 0, &j1 ), 0 );
+        ck_assert_int_eq( F.submit( h, 0, 1, &j2 ), 0 );
+        for( int k = 0; k < 2; k++ )
+        {
+            const cuda_me_result_t *got = F.get( h, 1 - k, k );
+            ck_assert_msg( got != NULL, "job limits: no results (error %d)", F.error( h ) );
+            if( k )
+                cme_search_c( ref.p, ref.stride, cur.p, cur.stride, mb_w, mb_h, p.i_range, p.i_mv_range, 8,
+                              cost, centre, p.i_parts, want );
+            else
+                cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, p.i_range, p.i_mv_range, 24,
+                              NULL, NULL, p.i_parts, want );
+            char what[96];
+            snprintf( what, sizeof(what), "C backend, open mv_range_thread %d, job's %d", opened[o], k ? 8 : 24 );
+            check_results( what, want, got, mb_w, mb_h, p.i_parts );
         }
         F.close( h );
     }

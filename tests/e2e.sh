@@ -115,10 +115,10 @@ EOF
             fail "--gpu-me --preset ultrafast at 1080p: expected it off"; cat "$W/fast1080.log"
         fi
         if ENC_DUMP=0 enc "$X264" auto1080 street_1080p_2.y4m --gpu-me --gpu-me-backend c --frames 1 --threads 16 &&
-           grep -q "gpu-me: C reference; range 64 chosen for 1920x1080 .*frame-thread MV limit 72" "$W/auto1080.log"; then
+           grep -q "gpu-me: C reference; range 64 chosen for 1920x1080 .*frame-thread MV limit 24\.\.72 per frame" "$W/auto1080.log"; then
             pass "--gpu-me at 1080p, 16 threads: $(grep 'gpu-me: C' "$W/auto1080.log" | sed 's/.*gpu-me: //')"
         else
-            fail "--gpu-me at 1080p: expected range 64 and thread MV limit 72"; cat "$W/auto1080.log"
+            fail "--gpu-me at 1080p: expected range 64 and thread MV limit 24..72 per frame"; cat "$W/auto1080.log"
         fi
     else
         fail "cannot decode the 1080p test clip"
@@ -148,7 +148,24 @@ EOF
     check veryslow bus_qcif.y4m $C --preset veryslow --threads 2
     check ultrafast carphone_qcif.y4m $C --preset ultrafast --threads 2
     check plainpyr foreman_cif.y4m --bframes 3 --b-pyramid normal --ref 4 --threads 2
+    # 8 frame threads on CIF: x264's own thread MV limit 24, range 32's 40:
+    # chosen per frame; an explicit --mvrange-thread stands
+    check mvrt8 foreman_cif.y4m $C --threads 8 --gpu-me-range 32 --frames 16 --gpu-me-stats
+    check mvrt8b foreman_cif.y4m $C --threads 8 --gpu-me-range 32 --frames 16
+    check mvrtfix foreman_cif.y4m $C --threads 8 --gpu-me-range 32 --frames 16 --mvrange-thread 24 --gpu-me-stats
     }
+    same mvrt8 mvrt8b "per-frame thread MV limits: deterministic"
+    if grep -q "frame-thread MV limit 24\.\.40 per frame" "$W/mvrt8.log" &&
+       grep -Eq "frame-thread MV limit per frame \(x264's own 24, at most 40\), frames: 16\.\.31: [1-9][0-9]* 32\.\.47: [1-9]" "$W/mvrt8.log"; then
+        pass "per-frame thread MV limits: $(grep -h 'limit per frame' "$W/mvrt8.log" | sed 's/.*gpu-me: //')"
+    else
+        fail "per-frame thread MV limits: expected 24..40 with both chosen"; grep gpu-me "$W/mvrt8.log"
+    fi
+    if grep -q "frame-thread MV limit 24, " "$W/mvrtfix.log" && ! grep -q "limit per frame" "$W/mvrtfix.log"; then
+        pass "--mvrange-thread 24 stands: $(grep -h 'gpu-me: C' "$W/mvrtfix.log" | sed 's/.*gpu-me: //')"
+    else
+        fail "--mvrange-thread 24 with --gpu-me-range 32: expected limit 24 for every frame"; grep gpu-me "$W/mvrtfix.log"
+    fi
     same threads4 threads4b "deterministic: the same encode twice gives the same bytes"
     if cmp -s "$W/pyramid.264" "$W/plainpyr.264"; then
         fail "the GPU vectors do not change the encode"
