@@ -8,7 +8,9 @@
 #                         run every test
 #   ./build.sh device     also build binaries for the GPU machine (static
 #                         cudart, no libav*: build/device/, with
-#                         build/device/ffmpeg/ffmpeg)
+#                         build/device/ffmpeg/ffmpeg, and
+#                         build/device/x264-oldarch/x264: kernels for sm_100
+#                         only, OLDARCH_CUDA_ARCH=LIST for others)
 #   ./build.sh ffmpeg     also build FFmpeg (Debian's source package, 5.1.x)
 #                         with the patched static libx264: build/ffmpeg/ffmpeg
 #   ./build.sh deps       only install the system packages
@@ -207,6 +209,28 @@ device() {
         --disable-lavf --disable-ffms --disable-swscale --disable-lsmash --disable-gpac --disable-avs
     make -C "$TOP" "build/tests/test_cuda_me_static" >/dev/null
     say "device binaries: $B/device/x264/x264, $B/tests/test_cuda_me_static, $B/bench/bench_me"
+    device_oldarch
+}
+
+# A device x264 whose kernels the H200 (compute capability 9.0) cannot run:
+# cuda_me built with --cuda-arch=$OLDARCH_CUDA_ARCH (100: sm_100 SASS and PTX
+# compute_100, which sm_90 cannot JIT) in build/oldarch, x264 in
+# build/device/x264-oldarch (tests/device.sh oldarch).
+device_oldarch() {
+    a="${OLDARCH_CUDA_ARCH:-100}"
+    d="$B/oldarch"
+    grep -q '^HAVE_CUDA=yes' "$TOP/config.mak" || { say "no nvcc: no x264-oldarch"; return 0; }
+    mkdir -p "$d/cfg"
+    (cd "$d/cfg" && "$TOP/configure" --cuda-arch="$a" > configure.out) || die "configure --cuda-arch=$a failed"
+    nv="$(sed -n 's/^NVCCFLAGS=//p' "$d/cfg/config.mak")"
+    cf="$(sed -n 's/^CUDA_CFLAGS=//p' "$d/cfg/config.mak")"
+    # objects of other flags (another OLDARCH_CUDA_ARCH) are rebuilt
+    [ "$(cat "$d/.flags" 2>/dev/null)" = "$nv" ] || rm -rf "${d:?}/obj" "${d:?}/lib" "${d:?}/include"
+    make -C "$TOP" -j"$JOBS" B="$d" NVCCFLAGS="$nv" CUDA_CFLAGS="$cf" lib >/dev/null || die "cuda_me build (--cuda-arch=$a) failed"
+    echo "$nv" > "$d/.flags"
+    x264_build "$B/device/x264-oldarch" "$SRC" --bit-depth=8 --enable-static --cuda-me-dir="$d" \
+        --disable-lavf --disable-ffms --disable-swscale --disable-lsmash --disable-gpac --disable-avs
+    say "device x264 with kernels for $(sed -n 's/^ *arch: *//p' "$d/cfg/configure.out") only: $B/device/x264-oldarch/x264"
 }
 
 # ------------------------------------------------------------------ FFmpeg

@@ -291,8 +291,10 @@ static void load_words( char buf[64], const cme_device_load_t *l )
 
 /* CUDA_ME_DEVICE_AUTO: the ordinal of the least-loaded GPU that can run the
  * kernels (compute capability 8.0 or newer), by cme_device_rank() on NVML's
- * loads.  Without NVML (not installed, or it fails), the usable GPUs are
- * shared out by process id: getpid() % their number.  Without a usable GPU,
+ * loads, each pick of the last CME_PICK_RECENT_MS counted as one more
+ * process (device_pick.h: encodes that start together spread out).  Without
+ * NVML (not installed, or it fails), the usable GPUs are shared out by
+ * process id: getpid() % their number.  Without a usable GPU,
  * device 0 (whose open then says why it cannot be used).  why gets the
  * reason in a few words (for stats.device). */
 static int cu_pick( cuda_me_t *h, int n, char *why, size_t why_size )
@@ -316,6 +318,7 @@ static int cu_pick( cuda_me_t *h, int n, char *why, size_t why_size )
     char nvml_why[64] = "";
     const int ng = cme_nvml_query( gpu, CME_MAX_GPUS, nvml_why, sizeof(nvml_why) );
     cme_device_load_t load[CME_MAX_GPUS];
+    const char *bus_id[CME_MAX_GPUS] = { NULL };   /* NVML's bus id of load[i] */
     int known = 0;
     for( int i = 0; i < nu; i++ )
         load[i] = (cme_device_load_t){ .i_ordinal = usable[i], .i_processes = -1, .i_util = -1, .i_free = -1 };
@@ -342,6 +345,7 @@ static int cu_pick( cuda_me_t *h, int n, char *why, size_t why_size )
             {
                 load[i] = gpu[k].load;
                 load[i].i_ordinal = ord;
+                bus_id[i] = gpu[k].bus_id;
                 known++;
             }
     }
@@ -354,13 +358,33 @@ static int cu_pick( cuda_me_t *h, int n, char *why, size_t why_size )
         snprintf( why, why_size, "auto: loads unknown, by process id" );
         return usable[i];
     }
+    /* picks of the last CME_PICK_RECENT_MS (encodes started together) count
+     * as processes: read, rank and record under the file's lock */
+    char path[256];
+    const char *picks_path = cme_picks_path( path, sizeof(path) );
+    const int fd = picks_path ? cme_picks_lock( picks_path ) : -1;
+    const int64_t now = cme_picks_now();
+    cme_pick_t recent[CME_PICKS_MAX];
+    const int nrecent = fd >= 0 ? cme_picks_read( fd, recent, now ) : 0;
+    int pending[CME_MAX_GPUS] = { 0 };
+    for( int i = 0; i < nu; i++ )
+        for( int j = 0; bus_id[i] && j < nrecent; j++ )
+            if( !strcmp( recent[j].bus_id, bus_id[i] ) )
+                pending[i]++;
     char words[64];
     for( int i = 0; i < nu; i++ )
     {
+        if( load[i].i_processes >= 0 )
+            load[i].i_processes += pending[i];
         load_words( words, &load[i] );
-        cme_log( h, CUDA_ME_LOG_DEBUG, "device pick: device %d: %s\n", load[i].i_ordinal, words );
+        cme_log( h, CUDA_ME_LOG_DEBUG, "device pick: device %d: %s (%d of them picked it in the last %d ms)\n",
+                 load[i].i_ordinal, words, pending[i], CME_PICK_RECENT_MS );
     }
     const int best = cme_device_rank( load, nu );
+    if( fd >= 0 )
+        cme_picks_write_close( fd, recent, nrecent, bus_id[best] ? bus_id[best] : "", now );
+    else if( picks_path )
+        cme_log( h, CUDA_ME_LOG_DEBUG, "device pick: %s cannot be used: picks not recorded\n", picks_path );
     load_words( words, &load[best] );
     snprintf( why, why_size, "auto: %s", words );
     return load[best].i_ordinal;

@@ -9,9 +9,15 @@
  *****************************************************************************/
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "device_pick.h"
 
@@ -190,4 +196,72 @@ int cme_nvml_query( cme_nvml_gpu_t *gpu, int max, char *why, size_t why_size )
     if( !k )
         snprintf( why, why_size, "NVML sees no GPU" );
     return k;
+}
+
+/* ---------------------------------------------------------------- recent picks */
+
+const char *cme_picks_path( char *buf, size_t size )
+{
+    const char *env = getenv( "CUDA_ME_PICKS" );
+    if( env && !strcmp( env, "off" ) )
+        return NULL;
+    if( env && *env )
+        snprintf( buf, size, "%s", env );
+    else
+        snprintf( buf, size, "%s/cuda_me-picks.%u", access( "/dev/shm", W_OK ) ? "/tmp" : "/dev/shm",
+                  (unsigned)getuid() );
+    return buf;
+}
+
+int cme_picks_lock( const char *path )
+{
+    /* O_NOFOLLOW and the owner check: a file planted by another user in a
+     * shared directory is not used */
+    int fd = open( path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600 );
+    if( fd < 0 )
+        return -1;
+    struct stat st;
+    if( fstat( fd, &st ) || !S_ISREG( st.st_mode ) || st.st_uid != getuid() || flock( fd, LOCK_EX ) )
+    {
+        close( fd );
+        return -1;
+    }
+    return fd;
+}
+
+int cme_picks_read( int fd, cme_pick_t *p, int64_t now_ms )
+{
+    cme_pick_t all[CME_PICKS_MAX];
+    ssize_t got = pread( fd, all, sizeof(all), 0 );
+    int n = 0;
+    for( int i = 0; got > 0 && i < (int)(got / (ssize_t)sizeof(*all)); i++ )
+    {
+        all[i].bus_id[sizeof(all[i].bus_id) - 1] = 0;
+        /* a time ahead of now: not this boot's clock, dropped */
+        if( all[i].i_time_ms <= now_ms && now_ms - all[i].i_time_ms < CME_PICK_RECENT_MS )
+            p[n++] = all[i];
+    }
+    return n;
+}
+
+void cme_picks_write_close( int fd, const cme_pick_t *p, int n, const char *bus_id, int64_t now_ms )
+{
+    cme_pick_t all[CME_PICKS_MAX];
+    int k = 0;
+    for( int i = n >= CME_PICKS_MAX ? n - CME_PICKS_MAX + 1 : 0; i < n; i++ )
+        all[k++] = p[i];
+    memset( &all[k], 0, sizeof(all[k]) );
+    snprintf( all[k].bus_id, sizeof(all[k].bus_id), "%s", bus_id );
+    all[k++].i_time_ms = now_ms;
+    const size_t bytes = k * sizeof(*all);
+    int ok = !ftruncate( fd, 0 ) && pwrite( fd, all, bytes, 0 ) == (ssize_t)bytes;
+    (void)ok;   /* not recorded (a full disk): the next pick sees one process fewer, nothing else */
+    close( fd );   /* releases the lock */
+}
+
+int64_t cme_picks_now( void )
+{
+    struct timespec ts;
+    clock_gettime( CLOCK_MONOTONIC, &ts );
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }

@@ -3,8 +3,8 @@
 # GPU, per resolution), Table 2 (whole-encoder fps and BD-rate) and the
 # plots, on the GPU machine, with the binaries ./build.sh device built.
 #
-#   results/run.sh [OUTDIR] [table1] [table2] [plots]
-#                       (default OUTDIR results/h200; default sections: all)
+#   results/run.sh [OUTDIR] [table1] [table2] [plots] [startup] [concurrency] [multigpu]
+#                       (default OUTDIR results/h200; default sections: table1 table2 plots)
 #
 # table1 ~4 min, table2 ~8.5 min, plots seconds (results/README.md): on a
 # machine lent for 10 minutes at a time run "table1 plots" and "table2
@@ -25,8 +25,11 @@
 #   TOTAL_BUDGET, T1_BUDGET, T2_BUDGET, PLOTS_BUDGET  seconds [555 300 540 60]
 #   T1_RES T1_RANGES T1_THREADS T1_METHODS T1_FRAMES_1 T1_FRAMES_MANY, T2_CLIPS T2_PRESETS
 #   T2_THREADS T2_QPS T2_SPEED_QP T2_REPEATS T2_CONFIGS T2_FRAMES_1 T2_FRAMES_MANY
-#   T2_QFRAMES_1 T2_QFRAMES_MANY (frames of the quality runs):
+#   T2_QFRAMES_1 T2_QFRAMES_MANY (frames of the quality runs), CONC_RES
+#   CONC_N CONC_FRAMES CONC_CONFIGS CAP_PRESETS CAP_RANGES CAP_FRAMES, MG_N
+#   MG_FRAMES MG_CONFIGS:
 #             what runs (see the defaults below)
+#   CONC_BUDGET MG_BUDGET  seconds of the concurrency and multigpu sections [300 110]
 #   PYTHON    a python3 with numpy, cv2 and matplotlib [python3]
 #   CUDA_ME_COMMIT  the commit recorded [git describe --always --dirty]
 set -u
@@ -42,7 +45,7 @@ export ENC_DUMP=0
 
 RUN_CMD="results/run.sh $*"
 OUT="results/h200"
-case "${1:-}" in table1|table2|plots|startup|"") ;; *) OUT="$1"; shift ;; esac
+case "${1:-}" in table1|table2|plots|startup|concurrency|multigpu|"") ;; *) OUT="$1"; shift ;; esac
 SECTIONS="${*:-table1 table2 plots}"
 mkdir -p "$OUT" "$W" || exit 1
 OUT="$(cd "$OUT" && pwd)"
@@ -85,6 +88,19 @@ T2_SPEED_QP="${T2_SPEED_QP:-27}"
 T2_REPEATS="${T2_REPEATS:-3}"
 T2_CONFIGS="${T2_CONFIGS:-stock stock_mvt64 gpu gpu_r64 esa64}"
 FULL_FRAMES=200
+# concurrency and multigpu (issue 16): 1080p, N encodes at once
+if [ "$QUICK" = 1 ]; then
+    CONC_RES="${CONC_RES:-CIF}"; CONC_N="${CONC_N:-1 2}"; CONC_FRAMES="${CONC_FRAMES:-6}"
+    CONC_CONFIGS="${CONC_CONFIGS:-medium:gpu superfast:gpu_r8 medium:stock capacity superfast:stock}"
+    CAP_RANGES="${CAP_RANGES:-4 8}"; CAP_FRAMES="${CAP_FRAMES:-6}"
+    MG_FRAMES="${MG_FRAMES:-6}"; MG_N="${MG_N:-2}"; MG_CONFIGS="${MG_CONFIGS:-superfast:gpu_r8}"
+else
+    CONC_RES="${CONC_RES:-1080p}"; CONC_N="${CONC_N:-1 2 4 8}"; CONC_FRAMES="${CONC_FRAMES:-200}"
+    CONC_CONFIGS="${CONC_CONFIGS:-medium:gpu superfast:gpu_r64 medium:stock capacity superfast:stock}"
+    CAP_RANGES="${CAP_RANGES:-16 32 64}"; CAP_FRAMES="${CAP_FRAMES:-100}"
+    MG_FRAMES="${MG_FRAMES:-200}"; MG_N="${MG_N:-2 4}"; MG_CONFIGS="${MG_CONFIGS:-superfast:gpu_r64 superfast:gpu_r128}"
+fi
+CAP_PRESETS="${CAP_PRESETS:-medium veryfast superfast}"
 
 # the clips: resolution -> source in tests/data (2160p: the 1080p clip x2)
 clip_name() { case "$1" in QCIF) echo bus_qcif ;; CIF) echo foreman_cif ;; 720p) echo flower_720p ;;
@@ -116,9 +132,8 @@ cfg_args() {
         gpu)         echo "--gpu-me $BE_ARG" ;;
         gpu_adapt)   echo "--gpu-me $BE_ARG --gpu-me-mode adaptive" ;;
         gpu_cand)    echo "--gpu-me $BE_ARG --gpu-me-mode cand" ;;
-        # the GPU forced on at range 64, whatever the frame size
-        gpu_r64)     echo "--gpu-me $BE_ARG --gpu-me-range 64" ;;
-        gpu_r32)     echo "--gpu-me $BE_ARG --gpu-me-range 32" ;;
+        # gpu_rN: the GPU forced on at range N (gpu_r64: whatever the frame size)
+        gpu_r[0-9]*) echo "--gpu-me $BE_ARG --gpu-me-range ${1#gpu_r}" ;;
         gpu_adapt64) echo "--gpu-me $BE_ARG --gpu-me-range 64 --gpu-me-mode adaptive" ;;
         esa64)       echo "--me esa --merange 64" ;;
         *) echo "unknown config $1" >&2; exit 2 ;;
@@ -172,7 +187,8 @@ sec_end() {
 # ------------------------------------------------------------ encodes
 # x264_run NAME INPUT ARGS...: one encode (lib.sh's enc) unless the section
 # is out of time; sets R_RC (exit status, or "skipped"), R_WALL (s), R_CMD,
-# R_LOG.  The log is kept (OUT/logs_SECTION.tgz), the stream deleted.
+# R_LOG.  The log is kept (OUT/logs_SECTION.tgz), the stream deleted
+# (kept with KEEP_264=1).
 x264_run() {
     local name="$1" in="$2" t0 t1; shift 2
     R_LOG="$LOGS/$name.log"
@@ -189,7 +205,7 @@ x264_run() {
     t1=$(date +%s.%N)
     R_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
     mv -f "$W/$name.log" "$R_LOG"
-    rm -f "$W/$name.264"
+    [ "${KEEP_264:-0}" = 1 ] || rm -f "$W/$name.264"
     [ "$R_RC" = 0 ] || { echo "  FAILED ($R_RC): $R_CMD"; tail -3 "$R_LOG" | sed 's/^/    /'; }
     [ "$R_RC" = 0 ]
 }
@@ -205,7 +221,7 @@ stats() {
 }
 
 # me_stats LOG: the --gpu-me-stats numbers (empty where absent)
-ME_HDR="me_searches,me_int_ms,me_int_ms_frame,me_sub_ms,me_sub_ms_frame,gpu_frames,gpu_pairs,gpu_search_ms_pair,gpu_search_ms_frame,gpu_upload_ms_frame,gpu_download_ms_pair,gpu_wait_ms,gpu_waits"
+ME_HDR="me_searches,me_int_ms,me_int_ms_frame,me_sub_ms,me_sub_ms_frame,gpu_frames,gpu_pairs,gpu_search_ms_pair,gpu_search_ms_frame,gpu_upload_ms_frame,gpu_download_ms_pair,gpu_wait_ms,gpu_waits,gpu_busy_ms_frame,gpu_busy_pct,gpu_backend,gpu_device"
 me_stats() {
     local l n='[0-9.]*'
     l="$(tr '\r' '\n' < "$1")"
@@ -213,7 +229,10 @@ me_stats() {
     echo "$(pick "s/.*x264 motion searches \($n\), integer part \($n\) ms (\($n\) ms\/frame), sub-pel part \($n\) ms (\($n\) ms\/frame).*/\1,\2,\3,\4,\5/p" ,,,,)$(
         ),$(pick "s/.*gpu-me: frames \($n\), pairs searched \($n\).*/\1,\2/p" ,)$(
         ),$(pick "s/.*gpu-me: search \($n\) ms\/pair, \($n\) ms\/frame; upload \($n\) ms\/frame; download \($n\) ms\/pair.*/\1,\2,\3,\4/p" ,,,)$(
-        ),$(pick "s/.*gpu-me: analyse waited \($n\) ms in \($n\) waits.*/\1,\2/p" ,)"
+        ),$(pick "s/.*gpu-me: analyse waited \($n\) ms in \($n\) waits.*/\1,\2/p" ,)$(
+        ),$(pick "s/.*gpu-me: GPU busy \($n\) ms\/frame, \($n\)% of.*/\1,\2/p" ,)$(
+        ),$(pick "s/.*gpu-me: backend \([a-zA-Z]*\): .*/\1/p" "")$(
+        ),$(pick "s/.*gpu-me: backend cuda: .*device \([0-9]*\) of [0-9]*.*/\1/p" "")"
 }
 
 # ------------------------------------------------------------ clips
@@ -396,6 +415,133 @@ PYEOF
     sec_end
 }
 
+# ------------------------------------------------------------ many encodes at once
+# Issue 16: several encodes share one GPU (concurrency), and several GPUs
+# share the encodes of a host (multigpu).  Each batch starts N identical
+# encodes at once (--threads CORES/N each) and waits for all of them; every
+# stream's md5 is kept so the table can say whether concurrent outputs equal
+# the serial run of the same command (the same threads: x264's output depends
+# on its thread count).  nvidia-smi samples each GPU's utilisation meanwhile.
+CONC_HDR="section,kind,tag,preset,config,n,threads,instance,frames,rc,wall_s,batch_wall_s,smi_util,env,md5,$STATS_HDR,$ME_HDR,$META_HDR,command"
+
+# smi_start FILE / smi_stop: nvidia-smi's utilisation per GPU every 100 ms
+# (nothing without nvidia-smi or with another backend)
+SMI_PID=""
+smi_start() {
+    SMI_PID=""
+    [ "$BACKEND" = cuda ] && command -v nvidia-smi >/dev/null 2>&1 || return 0
+    nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 100 > "$1" 2>/dev/null &
+    SMI_PID=$!
+}
+smi_stop() {   # FILE: "gpu0:mean%;gpu1:mean%" over the samples taken
+    [ -n "$SMI_PID" ] && { kill "$SMI_PID" 2>/dev/null; wait "$SMI_PID" 2>/dev/null; }
+    [ -s "$1" ] || return 0
+    awk -F', *' 'NF == 2 && $2 ~ /^[0-9]+$/ { s[$1] += $2; n[$1]++ }
+                 END { for (g in s) printf "%sgpu%s:%.0f%%", (k++ ? ";" : ""), g, s[g] / n[g] }' "$1"
+}
+
+# batch KIND TAG PRESET CONFIG N THREADS IN FRAMES [ENV...]: N encodes at
+# once, one row each into $CONC_CSV.  ENV: VAR=VALUE exported to them
+# (CUDA_VISIBLE_DEVICES=0, CUDA_ME_PICKS=off).  KIND serial with N=1: the
+# reference run.
+batch() {
+    local kind="$1" tag="$2" p="$3" c="$4" n="$5" t="$6" in="$7" f="$8" i t0 t1 bw util name rcw env
+    shift 8
+    env="$*"
+    [ "$(left)" -le 0 ] && { SKIPPED=$((SKIPPED + n)); echo "  $tag: skipped (over budget)"
+        echo "$SEC,$kind,$tag,$p,$c,$n,$t,,$f,skipped,,,,$env,,$(stats /dev/null),$(me_stats /dev/null),$META," >> "$CONC_CSV"; return 1; }
+    smi_start "$W/$tag.smi"
+    t0=$(date +%s.%N)
+    for i in $(seq 1 "$n"); do
+        (
+            for e in "$@"; do export "${e?}"; done
+            # shellcheck disable=SC2046
+            KEEP_264=1 x264_run "${tag}_$i" "$in" --preset "$p" --qp 27 --threads "$t" --frames "$f" --gpu-me-stats $(cfg_args "$c") > /dev/null
+            echo "$R_RC,$R_WALL,\"$R_CMD\"" > "$W/${tag}_$i.rcw"
+        ) &
+    done
+    wait
+    t1=$(date +%s.%N)
+    bw=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+    util="$(smi_stop "$W/$tag.smi")"
+    rm -f "$W/$tag.smi"
+    for i in $(seq 1 "$n"); do
+        name="${tag}_$i"
+        rcw="$(cat "$W/$name.rcw" 2>/dev/null || echo "lost,,")"
+        echo "$SEC,$kind,$tag,$p,$c,$n,$t,$i,$f,${rcw%%,*},$(echo "$rcw" | cut -d, -f2),$bw,$util,$env,$(
+            [ -s "$W/$name.264" ] && md5sum < "$W/$name.264" | cut -c1-32),$(stats "$LOGS/$name.log"),$(
+            me_stats "$LOGS/$name.log"),$META,$(echo "$rcw" | cut -d, -f3-)" >> "$CONC_CSV"
+        rm -f "$W/$name.264" "$W/$name.rcw"
+    done
+    printf '  %-28s %2s x %2s threads: %7s s, %5s fps aggregate%s; devices: %s\n' "$tag${env:+ ($env)}" "$n" "$t" "$bw" \
+        "$(awk -v n="$n" -v f="$f" -v w="$bw" 'BEGIN { printf "%.1f", n * f / w }')" "${util:+, GPU $util}" \
+        "$(grep ",$tag," "$CONC_CSV" | awk -F, -v col="$CONC_DEV_COL" '{ d[$col == "" ? "-" : $col]++ } END { for (k in d) printf "%s%s:%d", (i++ ? " " : ""), k, d[k] }')"
+}
+CONC_DEV_COL=$(echo "$CONC_HDR" | tr , '\n' | grep -nx gpu_device | cut -d: -f1)
+
+# concurrency: on one GPU, N = CONC_N encodes at once of each CONC_CONFIGS
+# ("PRESET:CONFIG"), MANY/N threads each, CONC_FRAMES frames of CONC_RES;
+# the serial run of each GPU configuration at each thread count; then the
+# capacity runs: one encode of CAP_FRAMES frames per CAP_PRESETS and
+# CAP_RANGES (GPU time per encoded frame -> frames per second one GPU serves).
+concurrency() {
+    sec_begin concurrency "${CONC_BUDGET:-300}"
+    CONC_CSV="$OUT/concurrency_runs.csv"
+    echo "$CONC_HDR" > "$CONC_CSV"
+    local spec p c n t in r
+    in="$(clip "$CONC_RES" "$(( CONC_FRAMES > CAP_FRAMES ? CONC_FRAMES : CAP_FRAMES ))")" || return 1
+    echo "== $CONC_RES, $CONC_FRAMES frames, N = $CONC_N at once with $MANY/N threads each: $CONC_CONFIGS ($(date +%T))"
+    for spec in $CONC_CONFIGS; do
+        p="${spec%%:*}"; c="${spec#*:}"
+        [ "$spec" = capacity ] && { conc_capacity "$in"; continue; }
+        for n in $CONC_N; do
+            t=$(( MANY / n > 0 ? MANY / n : 1 ))
+            batch batch "c_${p}_${c}_n$n" "$p" "$c" "$n" "$t" "$in" "$CONC_FRAMES"
+            # the serial reference (N=1 is its own); stock x264 needs none
+            case "$c" in stock*) ;; *) [ "$n" -gt 1 ] && batch serial "c_${p}_${c}_n${n}_serial" "$p" "$c" 1 "$t" "$in" "$CONC_FRAMES" ;; esac
+        done
+    done
+    case " $CONC_CONFIGS " in *" capacity "*) ;; *) conc_capacity "$in" ;; esac
+    "$PY" "$TOP/results/tables.py" concurrency "$OUT" && cat "$OUT/concurrency.md"
+    sec_end
+}
+conc_capacity() {   # IN
+    local p r
+    echo "== capacity: $CAP_FRAMES frames, $MANY threads, presets $CAP_PRESETS, ranges $CAP_RANGES ($(date +%T))"
+    for p in $CAP_PRESETS; do for r in $CAP_RANGES; do
+        batch capacity "cap_${p}_r$r" "$p" "gpu_r$r" 1 "$MANY" "$1" "$CAP_FRAMES"
+    done; done
+}
+
+# multigpu: on a host of several GPUs, N = MG_N encodes at once of each
+# MG_CONFIGS with --gpu-me-device auto (the default), NCPU/N threads each:
+# with the library's recent-picks file (how auto spreads encodes that start
+# together) and without it (CUDA_ME_PICKS=off: NVML's loads alone), against
+# the same on one GPU (CUDA_VISIBLE_DEVICES=0); the serial run on one GPU is
+# the reference of the bytes.
+multigpu() {
+    sec_begin multigpu "${MG_BUDGET:-110}"
+    CONC_CSV="$OUT/multigpu_runs.csv"
+    echo "$CONC_HDR" > "$CONC_CSV"
+    local spec p c n t in ngpu
+    ngpu=0
+    [ "$BACKEND" = cuda ] && ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    echo "== $ngpu GPU(s); $CONC_RES, $MG_FRAMES frames, N = $MG_N at once with $NCPU/N threads each: $MG_CONFIGS ($(date +%T))"
+    in="$(clip "$CONC_RES" "$MG_FRAMES")" || return 1
+    for spec in $MG_CONFIGS; do
+        p="${spec%%:*}"; c="${spec#*:}"
+        for n in $MG_N; do
+            t=$(( NCPU / n > 0 ? NCPU / n : 1 ))
+            batch serial "m_${p}_${c}_n${n}_serial" "$p" "$c" 1 "$t" "$in" "$MG_FRAMES" CUDA_VISIBLE_DEVICES=0
+            batch batch "m_${p}_${c}_n${n}_1gpu" "$p" "$c" "$n" "$t" "$in" "$MG_FRAMES" CUDA_VISIBLE_DEVICES=0
+            batch batch "m_${p}_${c}_n${n}_auto" "$p" "$c" "$n" "$t" "$in" "$MG_FRAMES"
+            batch batch "m_${p}_${c}_n${n}_nopicks" "$p" "$c" "$n" "$t" "$in" "$MG_FRAMES" CUDA_ME_PICKS=off
+        done
+    done
+    "$PY" "$TOP/results/tables.py" multigpu "$OUT" && cat "$OUT/multigpu.md"
+    sec_end
+}
+
 # ------------------------------------------------------------ plots
 plots() {
     sec_begin plots "${PLOTS_BUDGET:-60}"
@@ -418,14 +564,17 @@ plots() {
     echo "table2: clips $T2_CLIPS; presets $T2_PRESETS; threads $T2_THREADS; QPs $T2_QPS (speed at $T2_SPEED_QP, $T2_REPEATS repeats);"
     echo "        frames, speed runs at 1 thread: $T2_FRAMES_1; at $MANY: $T2_FRAMES_MANY"
     echo "        frames, quality runs at 1 thread: $T2_QFRAMES_1; at $MANY: $T2_QFRAMES_MANY; veryslow: half; un-cut: $FULL_FRAMES"
+    echo "concurrency: $CONC_RES, $CONC_FRAMES frames, N = $CONC_N at once, $MANY/N threads each; configs $CONC_CONFIGS;"
+    echo "        capacity: $CAP_FRAMES frames, $MANY threads, presets $CAP_PRESETS, ranges $CAP_RANGES"
+    echo "multigpu: $CONC_RES, $MG_FRAMES frames, N = $MG_N at once, $NCPU/N threads each; configs $MG_CONFIGS"
 } | tee -a "$OUT/run_info.txt"
 case " $SECTIONS " in
-    *" table1 "*|*" table2 "*|*" startup "*) [ -x "$X264" ] || { echo "no x264 at $X264 (./build.sh device)"; exit 1; } ;;
+    *" table1 "*|*" table2 "*|*" startup "*|*" concurrency "*|*" multigpu "*) [ -x "$X264" ] || { echo "no x264 at $X264 (./build.sh device)"; exit 1; } ;;
 esac
 for s in $SECTIONS; do
     case "$s" in
-        table1|table2|plots|startup) "$s" ;;
-        *) echo "unknown section $s (table1 table2 startup plots)"; exit 2 ;;
+        table1|table2|plots|startup|concurrency|multigpu) "$s" ;;
+        *) echo "unknown section $s (table1 table2 startup concurrency multigpu plots)"; exit 2 ;;
     esac
 done
 echo

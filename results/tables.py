@@ -4,6 +4,8 @@
     tables.py table1 OUTDIR     table1_runs.csv, bench_*.csv -> table1.csv, table1.md
     tables.py table2 OUTDIR     table2_runs.csv -> table2.csv, table2.md
     tables.py headline OUTDIR   table1.csv, table2.csv -> headline.md
+    tables.py concurrency OUTDIR  concurrency_runs.csv -> concurrency.csv, capacity.csv, concurrency.md
+    tables.py multigpu OUTDIR   multigpu_runs.csv -> multigpu.csv, multigpu.md
 
 table2 also reads results/bench_encode.sh CSVs (tables.py table2 OUTDIR
 FILE.csv ...): the same column names, one run per QP and no repeats.
@@ -464,13 +466,210 @@ def headline(outdir):
         f.write('\n'.join(out) + '\n')
 
 
+# ---------------------------------------------------------------- many encodes at once
+
+def cname(c):
+    return '--gpu-me-range %s' % c[len('gpu_r'):] if c.startswith('gpu_r') else NAMES.get(c, c)
+
+
+def conc_rows(path):
+    rows = read_csv(path)
+    for r in rows:
+        for k in ('n', 'threads', 'frames'):
+            r[k] = int(r[k]) if (r.get(k) or '').isdigit() else None
+        for k in ('wall_s', 'batch_wall_s', 'fps', 'gpu_wait_pct', 'gpu_frames', 'gpu_pairs', 'gpu_search_ms_pair',
+                  'gpu_busy_ms_frame', 'gpu_busy_pct'):
+            r[k] = num(r.get(k))
+        r['variant'] = r['tag'].rsplit('_', 1)[1] if r['kind'] != 'capacity' else ''
+    return rows
+
+
+def mean(v):
+    v = [x for x in v if x is not None]
+    return sum(v) / len(v) if v else None
+
+
+def identity(rs, ref):
+    """'yes (k/k)' when every stream of rs has the md5 of ref (a serial row,
+    or the first of rs), else 'NO (k/n)'; '-' without streams."""
+    want = ref['md5'] if ref else (rs[0]['md5'] if rs else '')
+    if not want:
+        return '-'
+    k = sum(r['md5'] == want for r in rs)
+    return '%s (%d/%d%s)' % ('yes' if k == len(rs) else 'NO', k, len(rs), ', serial' if ref else '')
+
+
+def batch_summary(rs, serial):
+    """One batch (N encodes started together) in numbers."""
+    r0 = rs[0]
+    ok = [r for r in rs if r['rc'] == '0']
+    bw = r0['batch_wall_s']
+    gpu_ms = [mul(r['gpu_busy_ms_frame'], r['gpu_frames']) for r in ok]
+    devs = defaultdict(int)
+    for r in ok:
+        devs[r.get('gpu_device') or '-'] += 1
+    return {
+        'preset': r0['preset'], 'config': r0['config'], 'variant': r0['variant'], 'n': r0['n'], 'threads': r0['threads'],
+        'frames': r0['frames'], 'ok': len(ok), 'batch_wall_s': bw,
+        'agg_fps': div(len(ok) * r0['frames'], bw) if ok else None,
+        'fps_each': mean(r['fps'] for r in ok),
+        'fps_each_min': min((r['fps'] for r in ok if r['fps'] is not None), default=None),
+        'gpu_busy_pct_each': mean(r['gpu_busy_pct'] for r in ok),
+        'gpu_busy_pct_all': div(100 * sum(gpu_ms) / 1000, bw) if ok and None not in gpu_ms else None,
+        'wait_pct': mean(r['gpu_wait_pct'] for r in ok),
+        'smi_util': r0.get('smi_util') or '',
+        'backend': '/'.join(sorted({r.get('gpu_backend') or 'x264' for r in ok})),
+        'devices': ' '.join('%s:%d' % kv for kv in sorted(devs.items())),
+        'identical': identity(ok, serial),
+        'env': r0.get('env', ''),
+        'commands': ' | '.join(sorted({r['command'] for r in rs if r.get('command')})),
+    }
+
+
+def batches(rows, kinds=('batch',)):
+    groups = defaultdict(list)
+    for r in rows:
+        if r['kind'] in kinds and r['rc'] != 'skipped':
+            groups[(r['preset'], r['config'], r['n'], r['variant'])].append(r)
+    serial = {(r['preset'], r['config'], r['threads']): r for r in rows if r['kind'] == 'serial' and r['rc'] == '0'}
+    out = []
+    for key, rs in groups.items():
+        ref = serial.get((key[0], key[1], rs[0]['threads']))   # none: N=1 (its own) or stock
+        out.append(batch_summary(rs, ref))
+    return out
+
+
+CONC_FIELDS = ['preset', 'config', 'variant', 'n', 'threads', 'frames', 'ok', 'batch_wall_s', 'agg_fps', 'stock_agg_fps',
+               'vs_stock', 'fps_each', 'fps_each_min', 'gpu_busy_pct_each', 'gpu_busy_pct_all', 'wait_pct', 'smi_util',
+               'backend', 'devices', 'identical', 'env'] + META + ['commands']
+CAP_FIELDS = ['preset', 'range', 'frames', 'pairs_per_frame', 'kernel_ms_frame', 'busy_ms_frame', 'capacity_kernel_fps',
+              'capacity_busy_fps', 'check'] + META + ['commands']
+
+
+def capacity(rows, summ):
+    out = []
+    for r in rows:
+        if r['kind'] != 'capacity' or r['rc'] != '0' or not r['frames']:
+            continue
+        rng = int(r['config'][len('gpu_r'):])
+        k = div(mul(r['gpu_search_ms_pair'], r['gpu_pairs']), r['frames'])
+        b = div(mul(r['gpu_busy_ms_frame'], r['gpu_frames']), r['frames'])
+        c = {'preset': r['preset'], 'range': rng, 'frames': r['frames'], 'pairs_per_frame': div(r['gpu_pairs'], r['frames']),
+             'kernel_ms_frame': k, 'busy_ms_frame': b, 'capacity_kernel_fps': div(1000, k),
+             'capacity_busy_fps': div(1000, b), 'commands': r['command']}
+        c.update({m: r.get(m, '') for m in META})
+        # the largest batch of the same preset and range, against it
+        bs = [s for s in summ if s['preset'] == r['preset'] and s['config'] == 'gpu_r%d' % rng and s['agg_fps']]
+        if bs:
+            s = max(bs, key=lambda s: s['n'])
+            c['check'] = 'N=%d at once: %s fps aggregate = %s of the kernel capacity, %s of the busy capacity' % (
+                s['n'], fmt(s['agg_fps']), fmt(100 * div(s['agg_fps'], c['capacity_kernel_fps']) if c['capacity_kernel_fps'] else None, '%'),
+                fmt(100 * div(s['agg_fps'], c['capacity_busy_fps']) if c['capacity_busy_fps'] else None, '%'))
+        out.append(c)
+    return sorted(out, key=lambda c: (c['preset'], c['range']))
+
+
+def concurrency(outdir):
+    rows = conc_rows(os.path.join(outdir, 'concurrency_runs.csv'))
+    summ = sorted(batches(rows), key=lambda s: (s['config'].startswith('stock'), s['preset'], s['config'], s['n']))
+    for s in summ:
+        st = [t for t in summ if t['preset'] == s['preset'] and t['n'] == s['n'] and t['config'] == 'stock']
+        if st and not s['config'].startswith('stock'):
+            s['stock_agg_fps'] = st[0]['agg_fps']
+            s['vs_stock'] = div(s['agg_fps'], st[0]['agg_fps'])
+    for s in summ:
+        s.update(meta_of(rows))
+    caps = capacity(rows, summ)
+    write_csv(os.path.join(outdir, 'concurrency.csv'), summ, CONC_FIELDS)
+    write_csv(os.path.join(outdir, 'capacity.csv'), caps, CAP_FIELDS)
+    m = meta_of(rows)
+    res = rows[0]['command'].split()[-1] if rows else ''
+    md = ['# Many encodes on one GPU (results/run.sh concurrency)\n',
+          'N encodes of the same clip started together, %s frames each, --threads %s/N, QP 27, `--gpu-me-stats`. '
+          '%s; %s; commit %s. Clip: `%s`.\n' % (summ[0]['frames'] if summ else '-', (summ[0]['threads'] * summ[0]['n']) if summ else '-',
+                                                m['gpu'], m['cpu'], m['commit'], os.path.basename(res)),
+          '- **aggregate**: N x frames / the wall clock from the first start to the last end (process and CUDA '
+          'start-up included); **each**: x264\'s own fps, mean (min) over the N encodes.',
+          '- **GPU busy**: search + upload + download time from `--gpu-me-stats`; *each*: share of its own encode\'s '
+          'wall clock, mean; *all*: summed over the N encodes, share of the batch\'s wall clock (over 100%: the encodes\' '
+          'CUDA-event times overlap while the GPU time-slices between processes). **nvidia-smi**: mean utilisation '
+          'sampled every 100 ms.',
+          '- **analyse waited**: share of the encoding threads\' time analyse waited for GPU results, mean over the N.',
+          '- **identical**: every stream md5-equal to the serial run of the same command (same threads); N=1 is its '
+          'own; stock: to the first of its batch.\n',
+          '| preset | config | N | threads | aggregate fps | stock fps | vs stock | each fps (min) | GPU busy each | '
+          'GPU busy all | nvidia-smi | analyse waited | backend | identical |',
+          '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+    for s in summ:
+        md.append('| %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s |' % (
+            s['preset'], cname(s['config']), s['n'], s['threads'], fmt(s['agg_fps']),
+            fmt(s.get('stock_agg_fps')), ratio(s.get('vs_stock')), fmt(s['fps_each']), fmt(s['fps_each_min']),
+            fmt(s['gpu_busy_pct_each'], '%'), fmt(s['gpu_busy_pct_all'], '%'), s['smi_util'] or '-',
+            fmt(s['wait_pct'], '%'), s['backend'], s['identical']))
+    if caps:
+        md += ['\n## Capacity: encoded frames per second one GPU can serve\n',
+               'One encode (%s threads) per preset and range; GPU time per encoded frame from `--gpu-me-stats` '
+               '(kernel: the searches\' CUDA-event time; busy: with uploads and downloads); capacity = 1000 / ms per '
+               'frame, the GPU alone (the CPUs that feed it are not counted).\n' % (many_of(rows)),
+               '| preset | range | pairs/frame | kernel ms/frame | busy ms/frame | capacity (kernel) fps | '
+               'capacity (busy) fps | against N encodes at once |', '|---|---|---|---|---|---|---|---|']
+        for c in caps:
+            md.append('| %s | +-%d | %s | %s | %s | %s | %s | %s |' % (
+                c['preset'], c['range'], fmt(c['pairs_per_frame']), fmt(c['kernel_ms_frame']), fmt(c['busy_ms_frame']),
+                fmt(c['capacity_kernel_fps']), fmt(c['capacity_busy_fps']), c.get('check', '-')))
+    skipped = sum(r['rc'] == 'skipped' for r in rows)
+    if skipped:
+        md.append('\n%d encodes SKIPPED (over the time budget).' % skipped)
+    with open(os.path.join(outdir, 'concurrency.md'), 'w') as f:
+        f.write('\n'.join(md) + '\n')
+
+
+def many_of(rows):
+    t = [r['threads'] for r in rows if r['kind'] == 'capacity' and r['threads']]
+    return t[0] if t else '-'
+
+
+def multigpu(outdir):
+    rows = conc_rows(os.path.join(outdir, 'multigpu_runs.csv'))
+    summ = batches(rows, ('batch', 'serial'))
+    order = {'serial': 0, '1gpu': 1, 'auto': 2, 'nopicks': 3}
+    summ.sort(key=lambda s: (s['preset'], s['config'], s['n'], order.get(s['variant'], 9)))
+    for s in summ:
+        one = [t for t in summ if (t['preset'], t['config'], t['n'], t['variant']) == (s['preset'], s['config'], s['n'], '1gpu')]
+        if one and s['variant'] in ('auto', 'nopicks'):
+            s['vs_1gpu'] = div(s['agg_fps'], one[0]['agg_fps'])
+        ndev = len([d for d in s['devices'].split() if not d.startswith('-')])
+        s['spread'] = ''
+        if s['variant'] in ('auto', 'nopicks') and s['n'] > 1:
+            s['spread'] = '%d GPUs' % ndev if ndev > 1 else 'one GPU' if ndev else 'no GPU'
+        s.update(meta_of(rows))
+    write_csv(os.path.join(outdir, 'multigpu.csv'), summ, CONC_FIELDS[:-len(META) - 1] + ['vs_1gpu', 'spread'] + META + ['commands'])
+    m = meta_of(rows)
+    md = ['# Many encodes on a multi-GPU host (results/run.sh multigpu)\n',
+          'N encodes started together, --threads CORES/N each; `auto`: --gpu-me-device auto (the default) with the '
+          'library\'s recent-picks file; `nopicks`: the same with CUDA_ME_PICKS=off (NVML\'s loads alone); `1gpu`: '
+          'CUDA_VISIBLE_DEVICES=0; `serial`: one encode alone on GPU 0, the reference of the bytes. %s; %s; commit %s.\n'
+          % (m['gpu'], m['cpu'], m['commit']),
+          '| preset | config | N | threads | run | aggregate fps | vs 1 GPU | each fps | devices (CUDA ordinal: encodes) '
+          '| nvidia-smi | analyse waited | identical to serial |', '|---|---|---|---|---|---|---|---|---|---|---|---|']
+    for s in summ:
+        md.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s%s | %s | %s | %s |' % (
+            s['preset'], cname(s['config']), s['n'], s['threads'], s['variant'], fmt(s['agg_fps']),
+            ratio(s.get('vs_1gpu')), fmt(s['fps_each']), s['devices'], ' (%s)' % s['spread'] if s['spread'] else '',
+            s['smi_util'] or '-', fmt(s['wait_pct'], '%'), s['identical'] if s['variant'] != 'serial' else '-'))
+    with open(os.path.join(outdir, 'multigpu.md'), 'w') as f:
+        f.write('\n'.join(md) + '\n')
+
+
 if __name__ == '__main__':
-    if len(sys.argv) < 3 or sys.argv[1] not in ('table1', 'table2', 'headline'):
+    if len(sys.argv) < 3 or sys.argv[1] not in ('table1', 'table2', 'headline', 'concurrency', 'multigpu'):
         sys.exit(__doc__)
     what, outdir = sys.argv[1], sys.argv[2]
     if what == 'table1':
         table1(outdir)
     elif what == 'table2':
         table2(outdir, sys.argv[3:])
+    elif what in ('concurrency', 'multigpu'):
+        globals()[what](outdir)
     else:
         headline(outdir)

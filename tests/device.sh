@@ -15,6 +15,11 @@
 #               on the CUDA backend
 #   reliability results/reliability_gpu.sh $OUT/reliability (not by default:
 #               its memory case encodes for more than a minute)
+#   oldarch     build/device/x264-oldarch/x264 (kernels for sm_100 only, no
+#               PTX sm_90 can JIT: ./build.sh device): --gpu-me warns once,
+#               naming the GPU's compute capability, and encodes with x264's
+#               own search (the same pictures as without --gpu-me, exit 0);
+#               --gpu-me-backend cuda fails with that message as an error
 set -u
 X264_TREE=device/x264
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -98,6 +103,47 @@ reliability)
     sec "reliability on the GPU (decodes deferred)"
     X264="$X264" "$TOP/results/reliability_gpu.sh" "$OUT/reliability"
     verdict $? "results/reliability_gpu.sh"
+    ;;
+oldarch)
+    sec "a GPU without kernels for its architecture: build/device/x264-oldarch"
+    OLD="$B/device/x264-oldarch/x264"
+    W="$OUT/oldarch"; rm -rf "$W"; mkdir -p "$W"
+    cc="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' ')"
+    if [ -n "$cc" ]; then
+        re="gpu-me: GPU .* has compute capability $cc; this build has kernels for sm_1"
+    else
+        re="gpu-me: no NVIDIA driver found"; echo "  (no GPU here: a dry run, the warning is the no-driver one)"
+    fi
+    if [ ! -x "$OLD" ]; then
+        fail "no $OLD (./build.sh device)"
+    elif [ -n "$cc" ] && [ "${cc%%.*}" -ge 10 ]; then
+        echo "  skip  this GPU (compute capability $cc) can run sm_100 kernels"
+    else
+        # one frame thread: no thread MV limit, so x264's own search gives
+        # exactly the pictures of an encode without --gpu-me (the streams
+        # differ in the options SEI only)
+        args="--threads 1 --bframes 3 --ref 3 --frames 12"
+        # shellcheck disable=SC2086
+        enc "$OLD" plain foreman_cif.y4m $args
+        # shellcheck disable=SC2086
+        enc "$OLD" gpu foreman_cif.y4m $args --gpu-me --gpu-me-range 16 --gpu-me-stats
+        n=$(grep -c 'x264 \[warning\]: gpu-me' "$W/gpu.log")
+        row "oldarch: --gpu-me, 1 thread" "exit 0; exactly one gpu-me warning /$re/" \
+            "exit $rc; $n gpu-me warning(s): $(grep -m1 'x264 \[warning\]' "$W/gpu.log")" \
+            "$([ "$rc" = 0 ] && [ "$n" = 1 ] && grep -q "warning.*$re" "$W/gpu.log" && echo 1 || echo 0)"
+        row "oldarch: pictures after the fallback" "the reconstruction of an encode without --gpu-me" \
+            "$(cmp -s "$W/plain.rec.yuv" "$W/gpu.rec.yuv" && echo identical || echo DIFFERENT) ($(x264_log_stats "$W/gpu.log" frames) frames)" \
+            "$(cmp -s "$W/plain.rec.yuv" "$W/gpu.rec.yuv" && [ -s "$W/gpu.rec.yuv" ] && echo 1 || echo 0)"
+        enc "$OLD" gpu4 foreman_cif.y4m --threads 4 --frames 12 --gpu-me --gpu-me-range 16
+        # no FFmpeg on the GPU machine: the md5 of the reconstruction stays
+        # in $OUT/oldarch for tests/verify_deferred.sh
+        E2E_DECODE=$(command -v ffmpeg >/dev/null && echo ffmpeg || echo defer) \
+            encodes "oldarch: --gpu-me, 4 threads" gpu4 "" "$re"
+        enc "$OLD" cuda foreman_cif.y4m --threads 4 --frames 12 --gpu-me --gpu-me-range 16 --gpu-me-backend cuda
+        row "oldarch: --gpu-me-backend cuda" "a failure (x264 exits 255) with /$re/" "exit $rc: $(grep -m1 'gpu-me' "$W/cuda.log")" \
+            "$([ "$rc" != 0 ] && grep -q "error.*$re" "$W/cuda.log" && echo 1 || echo 0)"
+        rm -f "$W"/*.yuv
+    fi
     ;;
 *) echo "unknown section $w"; exit 2 ;;
 esac; done

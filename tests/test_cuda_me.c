@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "device_pick.h"
 #include "internal.h"
@@ -821,6 +822,52 @@ START_TEST( test_device_nvml )
 }
 END_TEST
 
+START_TEST( test_device_picks )
+{
+    /* The recent-picks file: what is written is read back while it is
+     * recent, and dropped once CME_PICK_RECENT_MS old (or from a later
+     * clock); "off" disables it; a path that cannot be used gives -1. */
+    char path[] = "/tmp/cuda_me-picks-test-XXXXXX", buf[256];
+    int fd = mkstemp( path );
+    ck_assert_int_ge( fd, 0 );
+    close( fd );
+    cme_pick_t p[CME_PICKS_MAX];
+    const int64_t t0 = 1000000;
+    ck_assert_int_ge( fd = cme_picks_lock( path ), 0 );
+    ck_assert_int_eq( cme_picks_read( fd, p, t0 ), 0 );
+    cme_picks_write_close( fd, p, 0, "00000000:3B:00.0", t0 );
+    ck_assert_int_ge( fd = cme_picks_lock( path ), 0 );
+    ck_assert_int_eq( cme_picks_read( fd, p, t0 + 500 ), 1 );
+    ck_assert_str_eq( p[0].bus_id, "00000000:3B:00.0" );
+    cme_picks_write_close( fd, p, 1, "00000000:5D:00.0", t0 + 500 );
+    ck_assert_int_ge( fd = cme_picks_lock( path ), 0 );
+    ck_assert_int_eq( cme_picks_read( fd, p, t0 + 500 ), 2 );
+    ck_assert_int_eq( cme_picks_read( fd, p, t0 - 1 ), 0 );                     /* ahead of now */
+    ck_assert_int_eq( cme_picks_read( fd, p, t0 + CME_PICK_RECENT_MS ), 1 );    /* the first is old */
+    ck_assert_str_eq( p[0].bus_id, "00000000:5D:00.0" );
+    /* more than CME_PICKS_MAX: the oldest go */
+    for( int i = 0; i < CME_PICKS_MAX; i++ )
+    {
+        snprintf( p[i].bus_id, sizeof(p[i].bus_id), "gpu%d", i );
+        p[i].i_time_ms = t0 + i;
+    }
+    cme_picks_write_close( fd, p, CME_PICKS_MAX, "last", t0 + CME_PICKS_MAX );
+    ck_assert_int_ge( fd = cme_picks_lock( path ), 0 );
+    ck_assert_int_eq( cme_picks_read( fd, p, t0 + CME_PICKS_MAX ), CME_PICKS_MAX );
+    ck_assert_str_eq( p[0].bus_id, "gpu1" );
+    ck_assert_str_eq( p[CME_PICKS_MAX - 1].bus_id, "last" );
+    close( fd );
+    unlink( path );
+    ck_assert_int_eq( cme_picks_lock( "/nonexistent-dir/picks" ), -1 );
+    setenv( "CUDA_ME_PICKS", "off", 1 );
+    ck_assert_ptr_null( cme_picks_path( buf, sizeof(buf) ) );
+    setenv( "CUDA_ME_PICKS", path, 1 );
+    ck_assert_str_eq( cme_picks_path( buf, sizeof(buf) ), path );
+    unsetenv( "CUDA_ME_PICKS" );
+    ck_assert_msg( strstr( cme_picks_path( buf, sizeof(buf) ), "/cuda_me-picks." ), "default path %s", buf );
+}
+END_TEST
+
 static char auto_log[1024];
 
 static void keep_log( void *opaque, int level, const char *fmt, va_list ap )
@@ -915,6 +962,7 @@ static Suite *cuda_me_suite( void )
     tc = add_tcase( s, "device", 60 );
     tcase_add_test( tc, test_device_rank );
     tcase_add_test( tc, test_device_nvml );
+    tcase_add_test( tc, test_device_picks );
     tcase_add_test( tc, test_device_auto_open );
     return s;
 }
