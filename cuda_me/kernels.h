@@ -49,6 +49,13 @@ cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream_t stream, 
  * positions per run and register budget. */
 int cme_cuda_variant_default( int i_range );
 int cme_cuda_variant_info( int v, int *k, int *minb );
+/* Its name, e.g. "K6/4" or "fma-K8/3" (key path, K, blocks), or NULL. */
+const char *cme_cuda_variant_name( int v );
+
+/* Host-side check of the KEYS_FMA merge (no GPU needed): random and extreme
+ * 4x4 SADs and MV costs through the kernels' key formation, against
+ * cme_merge() (spec.h).  Returns the number of wrong or missing keys. */
+int cme_cuda_selftest_keys( uint32_t seed );
 
 /* Replicates the edges of a w x h plane CME_PAD pixels outwards. */
 cudaError_t cme_cuda_pad( uint8_t *plane, int i_pitch, int w, int h, cudaStream_t stream );

@@ -35,7 +35,10 @@
  *   complete.
  *   Keys: cost << 14 | raster index relative to the block's first window
  *   row, 32 bits; kept per thread with one min(a + b, c) per partition and
- *   position (__viaddmin_u32, a DPX instruction on sm_90), reduced with
+ *   position (__viaddmin_u32, a DPX instruction on sm_90) in the classic
+ *   variants, or (KEYS_FMA variants, issue 13) made by IMADs on the FMA pipe
+ *   and folded two positions at a time with one 3-input min (VIMNMX3),
+ *   which leaves the ALU pipe to the SADs (see row_keys()); reduced with
  *   __reduce_min_sync per warp and then across the warps; across blocks
  *   cost << 32 | raster index in the window, 64 bits.
  *   The window is stored in shared memory as s_win[row][j] = the 4 bytes
@@ -66,6 +69,10 @@
  *   rows, so its raster indices are below (n + 2*wx) * K; search_geom()
  *   checks that this stays below 2^14. */
 #define KEY_SHIFT 14
+
+/* How a variant forms keys and keeps minima (search_run()). */
+#define KEYS_CLASSIC 0   /* shifts and adds, one VIADDMNMX per partition and position */
+#define KEYS_FMA     1   /* IMAD keys and merges, one VIMNMX3 per partition and 2 positions */
 
 static __device__ __forceinline__ uint32_t vabsdiff4_add( uint32_t a, uint32_t b, uint32_t c )
 {
@@ -167,25 +174,191 @@ static __device__ __forceinline__ void block_row( const int b, const uint32_t s[
     }
 }
 
+/* ---- KEYS_FMA: key formation and merges on the FMA pipe, two positions per min
+ *
+ * The classic path above spends about 124 ALU-pipe instructions per position
+ * (sm_90 SASS, NP = 41): 64 VABSDIFF4, 41 min-updates (VIADDMNMX: the add of
+ * kk and the min in one ALU instruction) and ~19 shifts and adds (LEA, SHF,
+ * IADD3) for the merges.  The SADs and the mins have to stay on the ALU pipe,
+ * which issues a warp instruction every other cycle; the FMA pipe (IMAD) is
+ * as fast and was half idle.  So here:
+ *   - every key is one IMAD: key = sad * sc + kk with sc = 1 << KEY_SHIFT a
+ *     RUNTIME value (search_geom_t.key_scale: a constant shift would become
+ *     LEA/SHF on the ALU pipe), and a merged partition's key is the key of
+ *     one half plus the other half's SAD times sc (the same kk is added once:
+ *     key(A+B) = sad_B * sc + key(A));
+ *   - the raw SAD sums the larger partitions need are IMADs too (x * one + y,
+ *     one = search_geom_t.one = 1 at run time, so the compiler cannot turn
+ *     it into IADD3);
+ *   - the keys of two positions k, k+1 enter a partition's best with one
+ *     3-input min (VIMNMX3 on sm_90, two IMNMX emulated below): 1/2 ALU
+ *     instruction per partition and position instead of 1.
+ * Per position, NP = 41: 64 VABSDIFF4 + 20.5 VIMNMX3 on the ALU pipe, 52
+ * IMAD on the FMA pipe (NP = 9: 64 + 4.5 ALU, 22 FMA).  Bit-identical keys:
+ * sad * 2^14 + kk is the same number whichever way it is summed (no
+ * overflow: cost << 14 < 2^32, see KEY_SHIFT). */
+
+/* x * y + z, kept as one IMAD by runtime operands (y is sc or one). */
+static __host__ __device__ __forceinline__ uint32_t mad( uint32_t x, uint32_t y, uint32_t z )
+{
+    return x * y + z;
+}
+
+/* Partitions whose keys block row b completes, in the order row_keys()
+ * writes them (x264 partition numbers, spec.h). */
+static __host__ __device__ constexpr int row_nkeys( int np, int b )
+{
+    return np == CUDA_ME_NPART ? (b & 1 ? (b == 1 ? 4+2+4+2+1 : 4+2+4+2+1+3) : 4+2)
+                               : (b & 1 ? (b == 1 ? 2+1 : 2+1+3) : 0);
+}
+
+static __host__ __device__ constexpr int row_part( int np, int b, int n )
+{
+#define P4x4( q, i ) (CUDA_ME_PART_4x4 + 4*(q) + (i))
+    /* 4x4 blocks of block row b: columns 0,1 in 8x8 i8, columns 2,3 in i8 + 1 */
+    return np == CUDA_ME_NPART ?
+        (n < 4  ? P4x4( (b >> 1)*2 + (n >> 1), 2*(b & 1) + (n & 1) ) :
+         n < 6  ? CUDA_ME_PART_8x4 + 2*((b >> 1)*2 + (n - 4)) + (b & 1) :
+         n < 10 ? CUDA_ME_PART_4x8 + 2*((b >> 1)*2 + ((n - 6) >> 1)) + ((n - 6) & 1) :
+         n < 12 ? CUDA_ME_PART_8x8 + (b >> 1)*2 + (n - 10) :
+         n < 13 ? CUDA_ME_PART_16x8 + (b >> 1) :
+         n < 15 ? CUDA_ME_PART_8x16 + (n - 13) : CUDA_ME_PART_16x16)
+      : (n < 2 ? CUDA_ME_PART_8x8 + (b >> 1)*2 + n :
+         n < 3 ? CUDA_ME_PART_16x8 + (b >> 1) :
+         n < 5 ? CUDA_ME_PART_8x16 + (n - 3) : CUDA_ME_PART_16x16);
+#undef P4x4
+}
+
+/* What a position carries from one block row to the next (raw SADs). */
+typedef struct fma_state_t
+{
+    uint32_t up[4];   /* 4x4 SADs of the upper block row of the 8x8 row (NP = 41) */
+    uint32_t u[2];    /* 8x4 SADs of that row: left, right 8x8 */
+    uint32_t col[2];  /* 8x8 SADs of the top 8x8 row: left, right */
+    uint32_t top;     /* 16x8 SAD of the top row */
+} fma_state_t;
+
+/* The keys of the partitions block row b completes, into key[row_nkeys()]
+ * (order: row_part()).  s: the 4x4 SADs of block columns 0..3. */
+template<int NP>
+static __host__ __device__ __forceinline__ void row_keys( const int b, const uint32_t s[4], fma_state_t &st, const uint32_t kk,
+                                                 const uint32_t sc, const uint32_t one, uint32_t key[16] )
+{
+    const int j = b & 1;
+    if( NP == CUDA_ME_NPART )
+    {
+        const uint32_t k0 = mad( s[0], sc, kk ), k1 = mad( s[1], sc, kk );
+        const uint32_t k2 = mad( s[2], sc, kk ), k3 = mad( s[3], sc, kk );
+        key[0] = k0; key[1] = k1; key[2] = k2; key[3] = k3;
+        const uint32_t hl = mad( s[1], sc, k0 ), hr = mad( s[3], sc, k2 );   /* 8x4 */
+        key[4] = hl; key[5] = hr;
+        if( !j )
+        {
+            st.up[0] = s[0]; st.up[1] = s[1]; st.up[2] = s[2]; st.up[3] = s[3];
+            st.u[0] = mad( s[0], one, s[1] );
+            st.u[1] = mad( s[2], one, s[3] );
+            return;
+        }
+        key[6] = mad( st.up[0], sc, k0 );   /* 4x8 */
+        key[7] = mad( st.up[1], sc, k1 );
+        key[8] = mad( st.up[2], sc, k2 );
+        key[9] = mad( st.up[3], sc, k3 );
+        const uint32_t el = mad( st.u[0], sc, hl ), er = mad( st.u[1], sc, hr );   /* 8x8 */
+        key[10] = el; key[11] = er;
+        /* the right 8x8's SAD; the left one only where a later row needs it */
+        const uint32_t sr = mad( s[2], one, mad( s[3], one, st.u[1] ) );
+        const uint32_t row = mad( sr, sc, el );   /* 16x8 */
+        key[12] = row;
+        if( b == 1 )
+        {
+            st.col[0] = mad( s[0], one, mad( s[1], one, st.u[0] ) );
+            st.col[1] = sr;
+            st.top = mad( st.col[0], one, sr );
+            return;
+        }
+        key[13] = mad( st.col[0], sc, el );    /* 8x16 */
+        key[14] = mad( st.col[1], sc, er );
+        key[15] = mad( st.top, sc, row );      /* 16x16 */
+    }
+    else
+    {
+        if( !j )
+        {
+            st.u[0] = mad( s[0], one, s[1] );
+            st.u[1] = mad( s[2], one, s[3] );
+            return;
+        }
+        const uint32_t sl = mad( s[0], one, mad( s[1], one, st.u[0] ) );
+        const uint32_t sr = mad( s[2], one, mad( s[3], one, st.u[1] ) );
+        const uint32_t el = mad( sl, sc, kk );
+        key[0] = el;
+        key[1] = mad( sr, sc, kk );
+        const uint32_t row = mad( sr, sc, el );
+        key[2] = row;
+        if( b == 1 )
+        {
+            st.col[0] = sl;
+            st.col[1] = sr;
+            st.top = mad( sl, one, sr );
+            return;
+        }
+        key[3] = mad( st.col[0], sc, el );
+        key[4] = mad( st.col[1], sc, key[1] );
+        key[5] = mad( st.top, sc, row );
+    }
+}
+
 static __device__ __forceinline__ void load_row( uint32_t r[4], const uint32_t *p )
 {
     r[0] = p[0]; r[1] = p[4]; r[2] = p[8]; r[3] = p[12];
 }
 
+/* The same from a 32-bit shared-memory byte address (KEYS_FMA): the row
+ * addresses are then a chain of IMADs (a + rowbytes * one) on the FMA pipe,
+ * where the generic pointers above cost an add and a LEA (ALU) per row. */
+static __device__ __forceinline__ void load_row_s( uint32_t r[4], const uint32_t a )
+{
+    asm volatile( "ld.shared.u32 %0, [%4];\n\t"
+                  "ld.shared.u32 %1, [%4+16];\n\t"
+                  "ld.shared.u32 %2, [%4+32];\n\t"
+                  "ld.shared.u32 %3, [%4+48];"
+                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a) );
+}
+
 /* Steps 1 and 2 for the K positions of one run.  rw: the run's first
- * reference row in s_win, at the run's column. */
-template<int NP, int K>
+ * reference row in s_win, at the run's column.  KEYS: how the 4x4 SADs
+ * become keys and mins (KEYS_CLASSIC: block_row(), KEYS_FMA: row_keys()
+ * and a 3-input min per pair of positions). */
+template<int NP, int K, int KEYS>
 static __device__ __forceinline__ void search_run( const uint4 *s_cur, const uint32_t *rw, const int rowlen,
-                                                   const uint32_t kk[K], uint32_t best[NP] )
+                                                   const uint32_t kk[K], const uint32_t sc, const uint32_t one,
+                                                   uint32_t best[NP] )
 {
     uint32_t ref[K][4], acc[K][4], up[K][4], col[K][2];
+    fma_state_t st[K];
+    uint32_t ra = (uint32_t)__cvta_generic_to_shared( rw );   /* KEYS_FMA: address of the next row */
+    const uint32_t rowbytes = 4 * rowlen;
 #pragma unroll
     for( int i = 0; i < K - 1; i++ )
-        load_row( ref[i], rw + i * rowlen );
+    {
+        if( KEYS == KEYS_CLASSIC )
+            load_row( ref[i], rw + i * rowlen );
+        else
+        {
+            load_row_s( ref[i], ra );
+            ra = mad( rowbytes, one, ra );
+        }
+    }
 #pragma unroll
     for( int m = 0; m < 16; m++ )
     {
-        load_row( ref[(m + K - 1) % K], rw + (m + K - 1) * rowlen );
+        if( KEYS == KEYS_CLASSIC )
+            load_row( ref[(m + K - 1) % K], rw + (m + K - 1) * rowlen );
+        else
+        {
+            load_row_s( ref[(m + K - 1) % K], ra );
+            ra = mad( rowbytes, one, ra );
+        }
         const uint4 c = s_cur[m];
 #pragma unroll
         for( int k = 0; k < K; k++ )
@@ -197,11 +370,30 @@ static __device__ __forceinline__ void search_run( const uint4 *s_cur, const uin
             acc[k][2] = vabsdiff4_add( c.z, r[2], first ? 0u : acc[k][2] );
             acc[k][3] = vabsdiff4_add( c.w, r[3], first ? 0u : acc[k][3] );
         }
-        if( (m & 3) == 3 )
+        if( (m & 3) == 3 && KEYS == KEYS_CLASSIC )
         {
 #pragma unroll
             for( int k = 0; k < K; k++ )
                 block_row<NP>( m >> 2, acc[k], up[k], col[k], kk[k], best );
+        }
+        else if( (m & 3) == 3 )
+        {
+            const int b = m >> 2, n = row_nkeys( NP, b );
+#pragma unroll
+            for( int k = 0; k < K; k += 2 )
+            {
+                uint32_t ka[16], kb[16];
+                row_keys<NP>( b, acc[k], st[k], kk[k], sc, one, ka );
+                if( k + 1 < K )
+                    row_keys<NP>( b, acc[k+1], st[k+1], kk[k+1], sc, one, kb );
+#pragma unroll
+                for( int i = 0; i < 16; i++ )
+                    if( i < n )
+                    {
+                        uint32_t &bp = best[row_part( NP, b, i )];
+                        bp = k + 1 < K ? __vimin3_u32( bp, ka[i], kb[i] ) : min( bp, ka[i] );
+                    }
+            }
         }
     }
 }
@@ -212,9 +404,11 @@ typedef struct search_geom_t
     int runs_per_thread;
     int nb;               /* blocks per macroblock */
     size_t smem;          /* dynamic shared memory, bytes */
+    uint32_t key_scale;   /* 1 << KEY_SHIFT and 1, passed at run time so */
+    uint32_t one;         /* that KEYS_FMA's products stay IMADs */
 } search_geom_t;
 
-template<int NP, int K, int MINB>
+template<int NP, int K, int MINB, int KEYS>
 __global__ void __launch_bounds__( MAX_THREADS, MINB )
 search_kernel( const cme_launch_t a, const search_geom_t geo )
 {
@@ -274,9 +468,12 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
         for( int k = 0; k < K; k++ )
         {
             const uint32_t mvc = mvcx + (a.mv_cost ? a.mv_cost[2*a.i_range + w.y_min + r0 + k - w.cy] : 0);
-            kk[k] = mvc << KEY_SHIFT | ((r0 + k - row_lo) * wx + c);
+            const uint32_t raster = (r0 + k - row_lo) * wx + c;
+            /* the same number either way (raster < 2^KEY_SHIFT); IMAD for KEYS_FMA */
+            kk[k] = KEYS == KEYS_CLASSIC ? mvc << KEY_SHIFT | raster : mad( mvc, geo.key_scale, raster );
         }
-        search_run<NP, K>( s_cur, s_win + (r0 - row_lo) * rowlen + c + off, rowlen, kk, best );
+        search_run<NP, K, KEYS>( s_cur, s_win + (r0 - row_lo) * rowlen + c + off, rowlen, kk, geo.key_scale, geo.one,
+                                 best );
     }
 
     /* Step 2b: all threads to 1.  Per warp, 32 lanes to 1 with one
@@ -313,23 +510,34 @@ __global__ void pad_kernel( uint8_t *plane, const int pitch, const int w, const 
 
 /* ---------------------------------------------------------------- host */
 
-/* Kernel variants: positions per run K and the register budget (blocks of
- * MAX_THREADS per SM).  All give the same results; the benchmark times
- * each, the tests check each (cme_launch_t.i_variant picks one). */
+/* Kernel variants: positions per run K, the register budget (blocks of
+ * MAX_THREADS per SM) and the key path (KEYS_*).  All give the same results;
+ * the benchmark times each, the tests check each (cme_launch_t.i_variant
+ * picks one).  Indices are stable: results/ and the default refer to them;
+ * new variants go at the end. */
 typedef struct variant_t
 {
-    int k, minb;
+    int k, minb, keys;
+    const char *name;            /* for the benchmark: "K8/3", "fma K8/3", ... */
     const void *fn[2];           /* 9 and 41 partitions */
 } variant_t;
 
-#define VARIANT( k, minb ) { k, minb, { (const void*)search_kernel<CUDA_ME_NPART_8x8, k, minb>, \
-                                        (const void*)search_kernel<CUDA_ME_NPART, k, minb> } }
+#define VARIANT( keys, tag, k, minb ) \
+    { k, minb, keys, tag "K" #k "/" #minb, { (const void*)search_kernel<CUDA_ME_NPART_8x8, k, minb, keys>, \
+                                             (const void*)search_kernel<CUDA_ME_NPART, k, minb, keys> } }
 static const variant_t variants[] =
 {
-    VARIANT( 8, 3 ),
-    VARIANT( 8, 4 ),
-    VARIANT( 6, 4 ),
-    VARIANT( 4, 4 ),
+    VARIANT( KEYS_CLASSIC, "", 8, 3 ),      /* 0 */
+    VARIANT( KEYS_CLASSIC, "", 8, 4 ),      /* 1 */
+    VARIANT( KEYS_CLASSIC, "", 6, 4 ),      /* 2: default beyond +-16 */
+    VARIANT( KEYS_CLASSIC, "", 4, 4 ),      /* 3: default up to +-16 */
+    /* issue 13: IMAD keys and merges, VIMNMX3 over pairs of positions */
+    VARIANT( KEYS_FMA, "fma-", 8, 3 ),      /* 4 */
+    VARIANT( KEYS_FMA, "fma-", 8, 4 ),      /* 5 */
+    VARIANT( KEYS_FMA, "fma-", 6, 4 ),      /* 6 */
+    VARIANT( KEYS_FMA, "fma-", 4, 4 ),      /* 7 */
+    VARIANT( KEYS_FMA, "fma-", 8, 2 ),      /* 8: all 255 registers, 8 warps per SM */
+    VARIANT( KEYS_FMA, "fma-", 6, 3 ),      /* 9 */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
@@ -338,6 +546,57 @@ static const variant_t variants[] =
 extern "C" int cme_cuda_variant_default( int range )
 {
     return range <= 16 ? 3 : 2;
+}
+
+/* row_keys() on the host against the spec's merge (cme_merge): every
+ * partition's key made exactly once per position, equal to
+ * cost << KEY_SHIFT | raster.  Runs without a GPU (tests: spec suite). */
+template<int NP>
+static int selftest_keys( uint32_t *rng, int n )
+{
+    int bad = 0;
+    for( int it = 0; it < n; it++ )
+    {
+        uint32_t s16[16], cost[CUDA_ME_NPART];
+        for( int i = 0; i < 16; i++ )
+        {
+            *rng = *rng * 1664525u + 1013904223u;
+            /* extremes often: 0 and the largest 4x4 SAD, 16 * 255 */
+            s16[i] = it % 3 == 0 ? 4080 : it % 7 == 0 ? 0 : (*rng >> 8) % 4081;
+        }
+        *rng = *rng * 1664525u + 1013904223u;
+        const uint32_t mvc = it % 3 == 0 ? 2*65535 : (*rng >> 4) % (2*65535 + 1);
+        const uint32_t raster = it % 5 == 0 ? (1u << KEY_SHIFT) - 1 : (*rng >> 2) & ((1u << KEY_SHIFT) - 1);
+        cme_merge( s16, mvc, cost );
+        fma_state_t st;
+        int seen[CUDA_ME_NPART] = { 0 };
+        for( int b = 0; b < 4; b++ )
+        {
+            uint32_t s[4], key[16];
+            for( int c = 0; c < 4; c++ )   /* block column c of block row b, x264 order */
+                s[c] = s16[4*((b >> 1)*2 + (c >> 1)) + 2*(b & 1) + (c & 1)];
+            row_keys<NP>( b, s, st, mvc << KEY_SHIFT | raster, 1u << KEY_SHIFT, 1, key );
+            for( int i = 0; i < row_nkeys( NP, b ); i++ )
+            {
+                const int p = row_part( NP, b, i );
+                bad += p < 0 || p >= NP || seen[p]++ || key[i] != (cost[p] << KEY_SHIFT | raster);
+            }
+        }
+        for( int p = 0; p < NP; p++ )
+            bad += seen[p] != 1;
+    }
+    return bad;
+}
+
+extern "C" int cme_cuda_selftest_keys( uint32_t seed )
+{
+    uint32_t rng = seed;
+    return selftest_keys<CUDA_ME_NPART>( &rng, 2000 ) + selftest_keys<CUDA_ME_NPART_8x8>( &rng, 2000 );
+}
+
+extern "C" const char *cme_cuda_variant_name( int v )
+{
+    return v < 0 || v >= NVARIANTS ? NULL : variants[v].name;
 }
 
 extern "C" int cme_cuda_variant_info( int v, int *k, int *minb )
@@ -378,7 +637,7 @@ static int window_height( int y, int mb_h, int range, int mv_range, int mv_range
  * geometry (range out of bounds, or the keys' raster field too small). */
 static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread, int np, int K )
 {
-    search_geom_t g = { MAX_THREADS, 1, 0, 0 };
+    search_geom_t g = { MAX_THREADS, 1, 0, 0, 1u << KEY_SHIFT, 1 };
     if( range < 1 || range > CUDA_ME_RANGE_MAX )
         return g;
     /* the distinct window sizes (only edge columns and rows differ, but with

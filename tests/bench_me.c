@@ -9,11 +9,14 @@
  * the vabsdiff4 peak measured on the same GPU.  Timing with CUDA events:
  * 3 warm-up runs, then the median of up to 25 runs.
  *
- *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD]
+ *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] | -l
  *     -q: fewer sizes and runs; -s/-r: one size/range; -v: one variant of
  *     the mainline kernel only (no paper kernels); -t: x264's frame-thread
- *     MV limit (default 0: none).  The default variant of each range is
+ *     MV limit (default 0: none); -l: list the variants and exit.  The default variant of each range is
  *     marked '*'; "with xfers" is timed for it.
+ * At the end, one table per frame size: total kernel ms per frame (median)
+ * of every variant (rows) at every range (columns), and % of the peak.
+ *   e.g. bench_me -s 1080p      every variant at +-16, 32, 64, 128
  *
  * Frame content does not change the work (no data-dependent branches), so
  * the frames are random.
@@ -75,12 +78,19 @@ int main( int argc, char **argv )
             only_range = atoi( argv[++i] );
         else if( !strcmp( argv[i], "-v" ) && i + 1 < argc )
             only_variant = atoi( argv[++i] );
+        else if( !strcmp( argv[i], "-l" ) )
+        {
+            /* the variants, one a line: number, name (tests/ncu_kernel.sh) */
+            for( int v = 0; cme_cuda_variant_info( v, NULL, NULL ) >= 0; v++ )
+                printf( "%d %s\n", v, cme_cuda_variant_name( v ) );
+            return 0;
+        }
         else if( !strcmp( argv[i], "-t" ) && i + 1 < argc )
             mv_range_thread = atoi( argv[++i] );
         else
         {
             fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p] [-r range] [-v variant] "
-                     "[-t mv_range_thread]\n", argv[0] );
+                     "[-t mv_range_thread] | -l\n", argv[0] );
             return 2;
         }
     }
@@ -152,9 +162,12 @@ int main( int argc, char **argv )
         { "QCIF", 176, 144 }, { "CIF", 352, 288 }, { "720p", 1280, 720 }, { "1080p", 1920, 1088 }, { "2160p", 3840, 2160 } };
     static const int ranges[] = { 16, 32, 64, 128 };
     const int parts = CUDA_ME_NPART, mv_range = 512;
+    /* summary: total ms per frame [size][range][variant], 0: not run */
+    enum { MAX_VAR = 32 };
+    static float summ[5][4][MAX_VAR + 1], summ_pct[5][4][MAX_VAR + 1];
     uint16_t mv_cost[MV_COST_SIZE];
 
-    printf( "%-6s %5s %-10s %-12s %10s %10s %10s %8s\n", "size", "range", "variant", "kernel", "ms/frame", "min", "T abs/s", "%peak" );
+    printf( "%-6s %5s %-14s %-12s %10s %10s %10s %8s\n", "size", "range", "variant", "kernel", "ms/frame", "min", "T abs/s", "%peak" );
     for( unsigned si = 0; si < sizeof(sizes)/sizeof(*sizes); si++ )
     {
         if( (quick && (si == 0 || si == 4)) || (only_size && strcmp( only_size, sizes[si].name )) )
@@ -195,15 +208,13 @@ int main( int argc, char **argv )
             for( int vi = 0; vi <= nvar; vi++ )
             {
                 const int paper = vi == nvar;
-                int vk = 0, vminb = 0;
-                cme_cuda_variant_info( vi, &vk, &vminb );
                 if( only_variant >= 0 && (paper || vi != only_variant) )
                     continue;
                 size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts )
                                        : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts );
                 if( paper && scratch > ((size_t)8 << 30) )
                 {
-                    printf( "%-6s %5d %-10s (skipped: needs %.1f GiB of scratch)\n", sizes[si].name, range, "paper", scratch / 1073741824. );
+                    printf( "%-6s %5d %-14s (skipped: needs %.1f GiB of scratch)\n", sizes[si].name, range, "paper", scratch / 1073741824. );
                     continue;
                 }
                 uint64_t *d_scratch;
@@ -248,14 +259,19 @@ int main( int argc, char **argv )
                 if( paper )
                     snprintf( vname, sizeof(vname), "paper" );
                 else
-                    snprintf( vname, sizeof(vname), "v%d:K%d/%d%s", vi, vk, vminb, vi == vdef ? "*" : "" );
+                    snprintf( vname, sizeof(vname), "v%d:%s%s", vi, cme_cuda_variant_name( vi ), vi == vdef ? "*" : "" );
                 for( int k = 0; k <= nk; k++ )
                 {
                     int idx = k < nk ? k : 3;
                     const char *kn = k < nk ? knames[paper][k] : "total";
                     stat_t s = stat_of( t[idx], runs );
                     double rate = absdiffs / (s.med * 1e-3);
-                    printf( "%-6s %5d %-10s %-12s %10.4f %10.4f %10.2f %8.1f\n", sizes[si].name, range, vname, kn, s.med, s.min,
+                    if( k == nk && vi <= MAX_VAR )
+                    {
+                        summ[si][ri][vi] = s.med;
+                        summ_pct[si][ri][vi] = 100. * rate / peak;
+                    }
+                    printf( "%-6s %5d %-14s %-12s %10.4f %10.4f %10.2f %8.1f\n", sizes[si].name, range, vname, kn, s.med, s.min,
                             k == nk ? rate * 1e-12 : 0., k == nk ? 100. * rate / peak : 0. );
                     if( csv )
                         fprintf( csv, "%s,%d,%d,%d,%d,%s,%s,%.5f,%.5f,%.0f,%.4f,%.2f\n", sizes[si].name, w, h, range, parts, vname, kn,
@@ -264,7 +280,7 @@ int main( int argc, char **argv )
                 if( xfers )
                 {
                     stat_t s = stat_of( tt, runs );
-                    printf( "%-6s %5d %-10s %-12s %10.4f %10.4f\n", sizes[si].name, range, vname, "with xfers", s.med, s.min );
+                    printf( "%-6s %5d %-14s %-12s %10.4f %10.4f\n", sizes[si].name, range, vname, "with xfers", s.med, s.min );
                     if( csv )
                         fprintf( csv, "%s,%d,%d,%d,%d,%s,%s,%.5f,%.5f,%.0f,,\n", sizes[si].name, w, h, range, parts, vname,
                                  "total+transfers", s.med, s.min, absdiffs );
@@ -279,6 +295,37 @@ int main( int argc, char **argv )
         cudaFree( d_out );
         cudaFreeHost( h_out );
         cudaFreeHost( h_frame );
+    }
+    int nvar = 0;
+    while( cme_cuda_variant_info( nvar, NULL, NULL ) >= 0 )
+        nvar++;
+    for( unsigned si = 0; si < sizeof(sizes)/sizeof(*sizes); si++ )
+    {
+        int any = 0;
+        for( int ri = 0; ri < 4; ri++ )
+            for( int vi = 0; vi <= nvar && vi <= MAX_VAR; vi++ )
+                any |= summ[si][ri][vi] > 0;
+        if( !any )
+            continue;
+        printf( "\n# %s: total kernel ms per frame (median), %% of peak\n%-16s", sizes[si].name, "variant" );
+        for( int ri = 0; ri < 4; ri++ )
+            printf( "   +-%-3d     %%pk", ranges[ri] );
+        printf( "\n" );
+        for( int vi = 0; vi <= nvar && vi <= MAX_VAR; vi++ )
+        {
+            char vname[32];
+            if( vi == nvar )
+                snprintf( vname, sizeof(vname), "paper" );
+            else
+                snprintf( vname, sizeof(vname), "v%d:%s", vi, cme_cuda_variant_name( vi ) );
+            printf( "%-16s", vname );
+            for( int ri = 0; ri < 4; ri++ )
+                if( summ[si][ri][vi] > 0 )
+                    printf( " %8.4f %6.1f", summ[si][ri][vi], summ_pct[si][ri][vi] );
+                else
+                    printf( " %8s %6s", "-", "-" );
+            printf( "\n" );
+        }
     }
     if( csv )
         fclose( csv );

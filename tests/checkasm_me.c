@@ -58,7 +58,10 @@ typedef struct
     int w, h;
     int pattern;          /* or -1: real clip */
     const char *clip;
-    int range, mv_range, cost;
+    int range, mv_range;
+    int cost;             /* MV cost: 0 none, 1 x264's at QP 12 (30 with centres),
+                           * 2 x264's at QP 51, 3 the largest a table may hold
+                           * (65535 - small random), where costs reach 18 bits */
     int spread;           /* random window centres within +-spread, -1: none */
     int thread;           /* x264's frame-thread MV limit, 0: none */
 } gcase_t;
@@ -108,6 +111,10 @@ static const gcase_t gcases[] =
     {  352,  288, -1, "foreman_cif.y4m",  24, 512, 1, 30, 24 },
     {  352,  288, -1, "foreman_cif.y4m", 128, 512, 0, -1,  8 },
     { 1920, 1088, -1, "street_1080p.y4m", 32, 512, 1, 60, 40 },
+    /* MV costs at their bounds: the keys' cost field (KEYS_FMA merges) */
+    {  176,  144, PAT_SHIFTED, NULL, 128, 512, 2, 100,  0 },
+    {  176,  144, PAT_MAXDIFF, NULL,  16, 512, 3, 40,  0 },
+    {  176,  144, PAT_FLAT,    NULL,  32, 512, 3, -1,  0 },
 };
 
 static int load_case( const gcase_t *c, int idx, tframe_t *cur, tframe_t *ref )
@@ -270,7 +277,11 @@ START_TEST( test_kernels )
         return;
     const int mb_w = cur.w / 16, mb_h = cur.h / 16;
     uint16_t mv_cost[MV_COST_SIZE];
-    test_mv_cost_qp( mv_cost, c->range, c->spread > 0 ? 30 : 12 );
+    test_mv_cost_qp( mv_cost, c->range, c->cost == 2 ? 51 : c->spread > 0 ? 30 : 12 );
+    uint32_t mrng = test_seed() + 17 * _i;
+    if( c->cost == 3 )
+        for( int i = 0; i <= 4*c->range; i++ )
+            mv_cost[i] = (uint16_t)(65535 - test_rand( &mrng ) % 4);
     const uint16_t *mvc = c->cost ? mv_cost : NULL;
     uint32_t crng = test_seed() + 31 * _i;
     int16_t *centre = test_centres( mb_w * mb_h, c->spread, &crng );

@@ -2,7 +2,8 @@
  * test_cuda_me.c: unit tests of the cuda_me library (Check)
  *****************************************************************************
  * Suites:
- *   spec    the window against x264's own formulas
+ *   spec    the window against x264's own formulas; the merge (cme_merge)
+ *           and the CUDA kernels' IMAD key formation (host-side, no GPU)
  *   cref    the C reference against a brute-force oracle: all 41 partitions,
  *           random, real, flat (ties) and extreme frames, every frame edge,
  *           ranges 4..128, sizes that are not multiples of 16
@@ -152,6 +153,19 @@ START_TEST( test_merge )
     }
 }
 END_TEST
+
+#if HAVE_CUDA
+#include "kernels.h"
+
+START_TEST( test_merge_fma )
+{
+    /* the KEYS_FMA kernels' key formation (IMAD merges, me_cuda.cu), run on
+     * the host: every partition's key once per position, equal to
+     * cme_merge()'s cost << 14 | raster, with extreme SADs and MV costs */
+    ck_assert_int_eq( cme_cuda_selftest_keys( test_seed() ^ 0x5a5a ), 0 );
+}
+END_TEST
+#endif
 
 /* ---------------------------------------------------------------- cref */
 
@@ -943,6 +957,9 @@ static Suite *cuda_me_suite( void )
     TCase *tc = add_tcase( s, "spec", 120 );
     tcase_add_test( tc, test_window_x264 );
     tcase_add_test( tc, test_merge );
+#if HAVE_CUDA
+    tcase_add_test( tc, test_merge_fma );
+#endif
 
     tc = add_tcase( s, "cref", 600 );
     tcase_add_loop_test( tc, test_cref_oracle, 0, sizeof(cref_cases)/sizeof(*cref_cases) );

@@ -1,0 +1,70 @@
+#!/bin/bash
+# tests/ncu_kernel.sh: Nsight Compute pipe counts of the search kernel, per
+# variant, on the GPU machine (issue 13).
+#
+#   tests/ncu_kernel.sh [BENCH] [RANGE] [VARIANTS...]
+#     BENCH     the benchmark binary [build/bench/bench_me, as tests/device.sh]
+#     RANGE     search range at 1080p [32]
+#     VARIANTS  kernel variants (bench_me -v) [every one]
+#   OUT=dir     where the reports go [results/ncu]
+#
+# One ncu run per variant: bench_me -q -s 1080p -r RANGE -v V, profiling the
+# 4th launch of search_kernel (after bench_me's warm-up), clocks left alone
+# (--clock-control none: the H200's boost clock, as the benchmark runs).
+# Writes OUT/vV_rRANGE.ncu-rep and a CSV of the metrics; prints per variant
+# the instructions per search position on each pipe (warp-level
+# instructions x 32 / (positions = pixel absdiffs / 256)) and the issue and
+# ALU utilisations.
+set -eu
+cd "$(dirname "$0")/.."
+BENCH="${1:-}"
+BENCH="${BENCH:-build/bench/bench_me}"
+RANGE="${2:-32}"
+shift $(( $# > 2 ? 2 : $# ))
+OUT="${OUT:-results/ncu}"
+mkdir -p "$OUT"
+NCU="${NCU:-ncu}"
+command -v "$NCU" >/dev/null || { echo "ncu not found (set NCU=...)"; exit 1; }
+
+VARIANTS=("$@")
+[ ${#VARIANTS[@]} -gt 0 ] || mapfile -t VARIANTS < <("$BENCH" -l | cut -d' ' -f1)
+
+METRICS=sm__inst_executed_pipe_alu.sum,sm__inst_executed_pipe_fma.sum,sm__inst_executed_pipe_fmaheavy.sum,\
+sm__inst_executed_pipe_fmalite.sum,sm__inst_executed_pipe_lsu.sum,sm__inst_executed.sum,\
+sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,\
+sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active,\
+sm__inst_issued.avg.pct_of_peak_sustained_active,sm__instruction_throughput.avg.pct_of_peak_sustained_active,\
+sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,\
+gpu__time_duration.sum
+
+# positions searched at 1080p for this range (bench_me prints the absdiffs; 256 per position)
+for v in "${VARIANTS[@]}"; do
+    rep="$OUT/v${v}_r${RANGE}"
+    "$NCU" --clock-control none --kernel-name regex:search_kernel --launch-skip 3 --launch-count 1 \
+        --metrics "$METRICS" -f -o "$rep" "$BENCH" -q -s 1080p -r "$RANGE" -v "$v" > "$rep.log" 2>&1 ||
+        { echo "v$v: ncu failed, see $rep.log"; continue; }
+    "$NCU" -i "$rep.ncu-rep" --csv --page raw --metrics "$METRICS" > "$rep.csv"
+    python3 - "$rep.csv" "$v" "$RANGE" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+hdr, units, val = rows[0], rows[1], rows[2]
+m = dict(zip(hdr, val))
+def f(k):
+    return float(m.get(k, "nan").replace(",", ""))
+# 1080p (1920x1088), mv_range 512, no thread limit: the windows as bench_me's window_absdiffs()
+import itertools
+R = int(sys.argv[3]); mbw, mbh = 120, 68
+def axis(i, n):
+    lo = max(-16*i - 24, -512) + 6; hi = min(16*(n - i - 1) + 24, 511) - 6
+    mn = min(max(-R, lo), max(lo, hi - 2*R)); return min(mn + 2*R, hi) - mn + 1
+pos = sum(axis(x, mbw) for x in range(mbw)) * sum(axis(y, mbh) for y in range(mbh))
+per = lambda k: f(k) * 32 / pos
+print(f"v{sys.argv[2]} +-{R}: {f('gpu__time_duration.sum')/1e6:.4f} ms  per position: alu {per('sm__inst_executed_pipe_alu.sum'):.1f}"
+      f"  fma {per('sm__inst_executed_pipe_fma.sum'):.1f} (heavy {per('sm__inst_executed_pipe_fmaheavy.sum'):.1f}"
+      f" lite {per('sm__inst_executed_pipe_fmalite.sum'):.1f})  lsu {per('sm__inst_executed_pipe_lsu.sum'):.1f}"
+      f"  all {per('sm__inst_executed.sum'):.1f} | alu {f('sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active'):.1f}%"
+      f"  fmaheavy {f('sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active'):.1f}%"
+      f"  issue {f('sm__inst_issued.avg.pct_of_peak_sustained_active'):.1f}%"
+      f"  warps {f('sm__warps_active.avg.pct_of_peak_sustained_active'):.1f}%  regs {f('launch__registers_per_thread'):.0f}")
+PY
+done
