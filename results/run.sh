@@ -127,6 +127,8 @@ cfg_args() {
         stock)       echo "" ;;
         stock_mvt64) echo "--mvrange-thread 64" ;;
         stock_mvt40) echo "--mvrange-thread 40" ;;
+        # plain --gpu-me with the thread MV limit fixed (not per frame)
+        gpu_mvt64)   echo "--gpu-me $BE_ARG --mvrange-thread 64" ;;
         # plain --gpu-me as users type it (auto backend: CUDA on the GPU
         # machine; it may decide not to use the GPU: see its info line)
         gpu)         echo "--gpu-me $BE_ARG" ;;
