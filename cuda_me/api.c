@@ -497,6 +497,8 @@ static int cme_error( cuda_me_t *h )
 
 static void cme_stats( cuda_me_t *h, cuda_me_stats_t *s )
 {
+    if( h->be->stats_sync )
+        h->be->stats_sync( h );
     pthread_mutex_lock( &h->lock );
     *s = h->stats;
     pthread_mutex_unlock( &h->lock );

@@ -59,9 +59,23 @@ typedef struct cme_cmd_t
     struct cme_cmd_t *next;
 } cme_cmd_t;
 
+/* Busy time: intervals of work on the device, folded into their union in
+ * start order once CME_BUSY_LAG later ones have come (they end out of
+ * order, on several streams). */
+#define CME_BUSY_LAG 16
+typedef struct cme_span_t
+{
+    double a, b;                  /* ms since the context's t0 event */
+} cme_span_t;
+
 typedef struct cme_cuda_t
 {
     int i_device;
+    cudaEvent_t t0;               /* recorded at init: the origin of spans */
+    pthread_mutex_t busy_lock;    /* the spans; taken before h->lock */
+    cme_span_t span[2*CME_BUSY_LAG];
+    int n_span;
+    double busy_end;              /* end of the union folded so far */
     pthread_t worker;
     int b_worker;
     pthread_mutex_t qlock;        /* the queue, and the states below */
@@ -148,6 +162,64 @@ static void add_ms( cuda_me_t *h, double *acc, cudaEvent_t a, cudaEvent_t b )
         *acc += ms;
         pthread_mutex_unlock( &h->lock );
     }
+}
+
+static int span_cmp( const void *x, const void *y )
+{
+    const cme_span_t *a = x, *b = y;
+    return (a->a > b->a) - (a->a < b->a);
+}
+
+/* Folds all but the keep latest-starting spans into stats.f_busy_ms.
+ * busy_lock held. */
+static void busy_fold( cuda_me_t *h, cme_cuda_t *g, int keep )
+{
+    qsort( g->span, g->n_span, sizeof(cme_span_t), span_cmp );
+    const int n = g->n_span - keep;
+    double add = 0;
+    for( int i = 0; i < n; i++ )
+    {
+        const cme_span_t *sp = &g->span[i];
+        if( sp->b > g->busy_end )
+        {
+            add += sp->b - (sp->a > g->busy_end ? sp->a : g->busy_end);
+            g->busy_end = sp->b;
+        }
+    }
+    memmove( g->span, g->span + n, keep * sizeof(cme_span_t) );
+    g->n_span = keep;
+    pthread_mutex_lock( &h->lock );
+    h->stats.f_busy_ms += add;
+    pthread_mutex_unlock( &h->lock );
+}
+
+/* Work from event a to event b (both complete) kept the device busy.  Its
+ * place is the float ms since t0, its length exact. */
+static void add_busy( cuda_me_t *h, cudaEvent_t a, cudaEvent_t b )
+{
+    cme_cuda_t *g = h->gpu;
+    float pos = 0, len = 0;
+    if( cudaEventElapsedTime( &pos, g->t0, a ) != cudaSuccess || cudaEventElapsedTime( &len, a, b ) != cudaSuccess )
+    {
+        cudaGetLastError();
+        return;
+    }
+    pthread_mutex_lock( &g->busy_lock );
+    g->span[g->n_span].a = pos;
+    g->span[g->n_span].b = (double)pos + len;
+    if( ++g->n_span == 2*CME_BUSY_LAG )
+        busy_fold( h, g, CME_BUSY_LAG );
+    pthread_mutex_unlock( &g->busy_lock );
+}
+
+static void cu_stats_sync( cuda_me_t *h )
+{
+    cme_cuda_t *g = h->gpu;
+    if( !g )
+        return;
+    pthread_mutex_lock( &g->busy_lock );
+    busy_fold( h, g, 0 );
+    pthread_mutex_unlock( &g->busy_lock );
 }
 
 int cme_cuda_device_count( void )
@@ -418,6 +490,7 @@ static int cu_init( cuda_me_t *h )
     g->i_device = device;
     pthread_mutex_init( &g->qlock, NULL );
     pthread_cond_init( &g->qcv, NULL );
+    pthread_mutex_init( &g->busy_lock, NULL );
 
     struct cudaDeviceProp prop;
     if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
@@ -481,7 +554,9 @@ static int cu_init( cuda_me_t *h )
         goto fail;
     }
 
-    if( (ret = CME_CUDA( NOFAULT, cudaStreamCreateWithFlags( &g->up_stream, cudaStreamNonBlocking ) )) < 0 )
+    if( (ret = CME_CUDA( NOFAULT, cudaStreamCreateWithFlags( &g->up_stream, cudaStreamNonBlocking ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaEventCreate( &g->t0 ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaEventRecord( g->t0, g->up_stream ) )) < 0 )
         goto fail;
     for( int i = 0; i < CME_STREAMS; i++ )
     {
@@ -541,7 +616,10 @@ static void cu_uninit( cuda_me_t *h )
     for( int i = 0; i < CME_STAGES; i++ )
     {
         if( g->b_stage_used[i] && cudaEventSynchronize( g->stage_end[i] ) == cudaSuccess )
+        {
             add_ms( h, &h->stats.f_upload_ms, g->stage_start[i], g->stage_end[i] );
+            add_busy( h, g->stage_start[i], g->stage_end[i] );
+        }
         if( g->h_stage[i] )
             cudaFreeHost( g->h_stage[i] );
         if( g->stage_start[i] )
@@ -569,6 +647,10 @@ static void cu_uninit( cuda_me_t *h )
     cudaFree( g->d_mv_cost );
     cudaGetLastError();
     pthread_mutex_destroy( &g->qlock );
+    cu_stats_sync( h );
+    if( g->t0 )
+        cudaEventDestroy( g->t0 );
+    pthread_mutex_destroy( &g->busy_lock );
     pthread_cond_destroy( &g->qcv );
     free( g );
     h->gpu = NULL;
@@ -634,6 +716,7 @@ static int upload( cuda_me_t *h, cme_frame_t *f )
         if( (ret = CME_CUDA( NOFAULT, cudaEventSynchronize( g->stage_end[s] ) )) < 0 )
             return ret;
         add_ms( h, &h->stats.f_upload_ms, g->stage_start[s], g->stage_end[s] );
+        add_busy( h, g->stage_start[s], g->stage_end[s] );
     }
     uint8_t *st = g->h_stage[s];
     for( int y = 0; y < hgt; y++ )
@@ -810,6 +893,7 @@ static int job_wait( cuda_me_t *h, cme_job_t *j )
         cj->b_counted = 1;
         add_ms( h, &h->stats.f_search_ms, cj->start, cj->searched );
         add_ms( h, &h->stats.f_download_ms, cj->searched, cj->copied );
+        add_busy( h, cj->start, cj->copied );
     }
     return 0;
 }
@@ -839,6 +923,7 @@ const cme_backend_t cme_backend_cuda =
     .job_submit  = cu_job_submit,
     .job_finish  = cu_job_finish,
     .job_retire  = cu_job_retire,
+    .stats_sync  = cu_stats_sync,
     .frame_sync  = cu_frame_sync,
     .flush       = cu_flush,
 };

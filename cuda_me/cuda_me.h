@@ -134,6 +134,11 @@ typedef struct cuda_me_stats_t
     double  f_search_ms;        /* time spent searching (GPU kernels, or C) */
     double  f_upload_ms;        /* host-to-device copies of frames */
     double  f_download_ms;      /* device-to-host copies of results */
+    /* Time the GPU worked for this context: the union of the intervals of
+     * uploads, searches and downloads (work overlapping on its streams
+     * counts once; the sum of the three above does not).  C backend: the
+     * search time. */
+    double  f_busy_ms;
     double  f_wait_ms;          /* time callers of get() spent blocked */
     int64_t i_device_bytes;     /* device memory held now */
     int64_t i_device_bytes_peak;

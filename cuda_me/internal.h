@@ -73,6 +73,8 @@ typedef struct cme_backend_t
      * everything queued has run. */
     void (*frame_sync)( cuda_me_t *h, cme_frame_t *f );
     void (*flush)( cuda_me_t *h );
+    /* Optional: bring h->stats up to date (called without h->lock). */
+    void (*stats_sync)( cuda_me_t *h );
 } cme_backend_t;
 
 enum cme_fault_kind

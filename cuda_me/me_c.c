@@ -181,6 +181,7 @@ static int c_job_finish( cuda_me_t *h, cme_job_t *j )
     double t1 = cme_time_ms();
     pthread_mutex_lock( &h->lock );
     h->stats.f_search_ms += t1 - t0;
+    h->stats.f_busy_ms += t1 - t0;
     pthread_mutex_unlock( &h->lock );
     return 0;
 }

@@ -129,6 +129,7 @@ cfg_args() {
         stock_mvt40) echo "--mvrange-thread 40" ;;
         # plain --gpu-me with the thread MV limit fixed (not per frame)
         gpu_mvt64)   echo "--gpu-me $BE_ARG --mvrange-thread 64" ;;
+        gpu_mvt40)   echo "--gpu-me $BE_ARG --mvrange-thread 40" ;;
         # plain --gpu-me as users type it (auto backend: CUDA on the GPU
         # machine; it may decide not to use the GPU: see its info line)
         gpu)         echo "--gpu-me $BE_ARG" ;;
@@ -327,13 +328,16 @@ t2_frames() {   # KIND THREADS RES PRESET: frames of a quality or speed run
     frames_of "$spec" "$3" "$4"
 }
 
+# A configuration CONFIG@FILE runs CONFIG with the x264 binary FILE (a
+# build with other compiled-in choices, side by side with the others).
 t2_one() {   # KIND REPEAT RES PRESET THREADS CONFIG QP: one encode, one row in $T2_ROWS/
-    local kind="$1" rep="$2" res="$3" p="$4" t="$5" c="$6" q="$7" f in name
+    local kind="$1" rep="$2" res="$3" p="$4" t="$5" c="$6" q="$7" f in name bin
     f=$(t2_frames "$kind" "$t" "$res" "$p")
     in="$DC/$(clip_name "$res").y4m"
-    name="t2_${res}_${p}_${t}t_${c}_q${q}_${kind}${rep}"
+    bin="$X264"; [ "${c#*@}" != "$c" ] && bin="${c#*@}"
+    name="t2_${res}_${p}_${t}t_$(echo "$c" | tr '@/.' '___')_q${q}_${kind}${rep}"
     # shellcheck disable=SC2046
-    x264_run "$name" "$in" --preset "$p" --qp "$q" --threads "$t" --frames "$f" --psnr --ssim --gpu-me-stats $(cfg_args "$c")
+    X264="$bin" x264_run "$name" "$in" --preset "$p" --qp "$q" --threads "$t" --frames "$f" --psnr --ssim --gpu-me-stats $(cfg_args "${c%%@*}")
     echo "$(clip_name "$res"),$res,$p,$t,$c,$q,$f,$kind,$rep,$R_RC,$R_WALL,$(stats "$R_LOG"),$(me_stats "$R_LOG" | cut -d, -f3),$META,\"$R_CMD\"" \
         > "$T2_ROWS/$name.csv"
 }

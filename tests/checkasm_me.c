@@ -396,9 +396,16 @@ START_TEST( test_backend_equal )
             }
     cuda_me_stats_t s;
     F.stats( h[0], &s );
-    printf( "%s: %d jobs on %s, search %.3f ms/job, upload %.3f ms/frame, download %.3f ms/job\n",
-            name, jobs, s.device, s.f_search_ms / jobs, s.f_upload_ms / nf, s.f_download_ms / jobs );
+    printf( "%s: %d jobs on %s, search %.3f ms/job, upload %.3f ms/frame, download %.3f ms/job, busy %.3f ms\n",
+            name, jobs, s.device, s.f_search_ms / jobs, s.f_upload_ms / nf, s.f_download_ms / jobs, s.f_busy_ms );
     ck_assert( s.f_search_ms > 0 );
+    /* the union of the work: at least the longest part, at most their sum */
+    const double sum = s.f_search_ms + s.f_upload_ms + s.f_download_ms;
+    ck_assert_msg( s.f_busy_ms >= s.f_search_ms / jobs && s.f_busy_ms <= sum * 1.0001 + 0.01,
+                   "busy %.3f ms: not within [%.3f, %.3f]", s.f_busy_ms, s.f_search_ms / jobs, sum );
+    cuda_me_stats_t sc;
+    F.stats( h[1], &sc );
+    ck_assert_msg( sc.f_busy_ms == sc.f_search_ms, "C backend: busy %.3f != search %.3f", sc.f_busy_ms, sc.f_search_ms );
     for( int i = 0; i < nf; i++ )
         for( int k = 0; k < 2; k++ )
         {
