@@ -458,6 +458,7 @@ batch() {
         echo "$SEC,$kind,$tag,$p,$c,$n,$t,,$f,skipped,,,,$env,,$(stats /dev/null),$(me_stats /dev/null),$META," >> "$CONC_CSV"; return 1; }
     smi_start "$W/$tag.smi"
     t0=$(date +%s.%N)
+    local pids=""
     for i in $(seq 1 "$n"); do
         (
             for e in "$@"; do export "${e?}"; done
@@ -465,8 +466,11 @@ batch() {
             KEEP_264=1 x264_run "${tag}_$i" "$in" --preset "$p" --qp 27 --threads "$t" --frames "$f" --gpu-me-stats $(cfg_args "$c") > /dev/null
             echo "$R_RC,$R_WALL,\"$R_CMD\"" > "$W/${tag}_$i.rcw"
         ) &
+        pids="$pids $!"
     done
-    wait
+    # the encodes only: a bare wait would also wait for the nvidia-smi sampler
+    # shellcheck disable=SC2086
+    wait $pids
     t1=$(date +%s.%N)
     bw=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
     util="$(smi_stop "$W/$tag.smi")"
