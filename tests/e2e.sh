@@ -42,6 +42,7 @@ ponly foreman_cif.y4m --bframes 0 --ref 1 --threads 1
 replace foreman_cif.y4m --gpu-me-mode replace --threads 4 --merange 32
 adaptive foreman_cif.y4m --gpu-me-mode adaptive --threads 4 --gpu-me-range 24
 threads8 mobile_cif.y4m --threads 8 --gpu-me-range 24 --bframes 3
+mvrt8 foreman_cif.y4m --threads 8 --gpu-me-range 32 --bframes 3
 partall mobile_cif.y4m --ref 3 --mixed-refs --partitions all --threads 4
 sliced foreman_cif.y4m --sliced-threads --threads 4
 odd foreman_346x282.y4m --threads 2 --gpu-me-range 48
