@@ -16,6 +16,41 @@ double cme_time_ms( void )
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+static int busy_cmp( const void *x, const void *y )
+{
+    const double a = *(const double*)x, b = *(const double*)y;
+    return (a > b) - (a < b);
+}
+
+/* Folds all but the keep latest-starting intervals. */
+static void busy_fold( cme_busy_t *b, int keep )
+{
+    qsort( b->span, b->n, sizeof(b->span[0]), busy_cmp );
+    const int n = b->n - keep;
+    for( int i = 0; i < n; i++ )
+        if( b->span[i].b > b->end )
+        {
+            b->total += b->span[i].b - (b->span[i].a > b->end ? b->span[i].a : b->end);
+            b->end = b->span[i].b;
+        }
+    memmove( b->span, b->span + n, keep * sizeof(b->span[0]) );
+    b->n = keep;
+}
+
+void cme_busy_add( cme_busy_t *b, double start, double end )
+{
+    b->span[b->n].a = start;
+    b->span[b->n].b = end;
+    if( ++b->n == 2*CME_BUSY_LAG )
+        busy_fold( b, CME_BUSY_LAG );
+}
+
+double cme_busy_total( cme_busy_t *b )
+{
+    busy_fold( b, 0 );
+    return b->total;
+}
+
 void cme_log( cuda_me_t *h, int i_level, const char *fmt, ... )
 {
     va_list ap;

@@ -59,23 +59,12 @@ typedef struct cme_cmd_t
     struct cme_cmd_t *next;
 } cme_cmd_t;
 
-/* Busy time: intervals of work on the device, folded into their union in
- * start order once CME_BUSY_LAG later ones have come (they end out of
- * order, on several streams). */
-#define CME_BUSY_LAG 16
-typedef struct cme_span_t
-{
-    double a, b;                  /* ms since the context's t0 event */
-} cme_span_t;
-
 typedef struct cme_cuda_t
 {
     int i_device;
     cudaEvent_t t0;               /* recorded at init: the origin of spans */
-    pthread_mutex_t busy_lock;    /* the spans; taken before h->lock */
-    cme_span_t span[2*CME_BUSY_LAG];
-    int n_span;
-    double busy_end;              /* end of the union folded so far */
+    pthread_mutex_t busy_lock;    /* busy (taken before h->lock) */
+    cme_busy_t busy;              /* the device's work, ms since t0 */
     pthread_t worker;
     int b_worker;
     pthread_mutex_t qlock;        /* the queue, and the states below */
@@ -164,35 +153,6 @@ static void add_ms( cuda_me_t *h, double *acc, cudaEvent_t a, cudaEvent_t b )
     }
 }
 
-static int span_cmp( const void *x, const void *y )
-{
-    const cme_span_t *a = x, *b = y;
-    return (a->a > b->a) - (a->a < b->a);
-}
-
-/* Folds all but the keep latest-starting spans into stats.f_busy_ms.
- * busy_lock held. */
-static void busy_fold( cuda_me_t *h, cme_cuda_t *g, int keep )
-{
-    qsort( g->span, g->n_span, sizeof(cme_span_t), span_cmp );
-    const int n = g->n_span - keep;
-    double add = 0;
-    for( int i = 0; i < n; i++ )
-    {
-        const cme_span_t *sp = &g->span[i];
-        if( sp->b > g->busy_end )
-        {
-            add += sp->b - (sp->a > g->busy_end ? sp->a : g->busy_end);
-            g->busy_end = sp->b;
-        }
-    }
-    memmove( g->span, g->span + n, keep * sizeof(cme_span_t) );
-    g->n_span = keep;
-    pthread_mutex_lock( &h->lock );
-    h->stats.f_busy_ms += add;
-    pthread_mutex_unlock( &h->lock );
-}
-
 /* Work from event a to event b (both complete) kept the device busy.  Its
  * place is the float ms since t0, its length exact. */
 static void add_busy( cuda_me_t *h, cudaEvent_t a, cudaEvent_t b )
@@ -205,10 +165,7 @@ static void add_busy( cuda_me_t *h, cudaEvent_t a, cudaEvent_t b )
         return;
     }
     pthread_mutex_lock( &g->busy_lock );
-    g->span[g->n_span].a = pos;
-    g->span[g->n_span].b = (double)pos + len;
-    if( ++g->n_span == 2*CME_BUSY_LAG )
-        busy_fold( h, g, CME_BUSY_LAG );
+    cme_busy_add( &g->busy, pos, (double)pos + len );
     pthread_mutex_unlock( &g->busy_lock );
 }
 
@@ -218,7 +175,10 @@ static void cu_stats_sync( cuda_me_t *h )
     if( !g )
         return;
     pthread_mutex_lock( &g->busy_lock );
-    busy_fold( h, g, 0 );
+    double busy = cme_busy_total( &g->busy );
+    pthread_mutex_lock( &h->lock );
+    h->stats.f_busy_ms = busy;
+    pthread_mutex_unlock( &h->lock );
     pthread_mutex_unlock( &g->busy_lock );
 }
 

@@ -138,6 +138,22 @@ int cme_fault( cuda_me_t *h, int kind );
 
 double cme_time_ms( void );
 
+/* The union of intervals of device work that arrive out of order (they
+ * are booked when someone waits for them, on several threads): kept until
+ * CME_BUSY_LAG later ones have come, then folded in start order.  Exact
+ * when no interval comes more than CME_BUSY_LAG after one that starts
+ * later (x264 waits for about frame threads x references of them). */
+#define CME_BUSY_LAG 512
+typedef struct cme_busy_t
+{
+    struct { double a, b; } span[2*CME_BUSY_LAG];
+    int n;
+    double end;          /* end of the union folded so far */
+    double total;        /* its length */
+} cme_busy_t;
+void   cme_busy_add( cme_busy_t *b, double start, double end );
+double cme_busy_total( cme_busy_t *b );   /* folds every interval kept */
+
 /* The C reference search of one frame pair.  cur and ref point at pixel (0,0)
  * of planes with at least 18 replicated pixels on every side (CME_PAD are
  * stored).  i_mv_range_thread: x264's frame-thread limit, 0: none (spec.h). */

@@ -20,6 +20,7 @@
 
 #include <check.h>
 #include <dlfcn.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -941,6 +942,71 @@ START_TEST( test_device_auto_open )
 }
 END_TEST
 
+/* ---------------------------------------------------------------- busy */
+
+/* The exact length of the union of n intervals, by brute force on a grid
+ * of 1/8 ms (the intervals below lie on it). */
+static double busy_exact( const double (*iv)[2], int n )
+{
+    double end = 0;
+    for( int i = 0; i < n; i++ )
+        end = iv[i][1] > end ? iv[i][1] : end;
+    const int cells = (int)(end * 8 + .5);
+    double total = 0;
+    for( int c = 0; c < cells; c++ )
+    {
+        const double t = (c + .5) / 8;
+        for( int i = 0; i < n; i++ )
+            if( iv[i][0] <= t && t < iv[i][1] )
+            {
+                total += 1. / 8;
+                break;
+            }
+    }
+    return total;
+}
+
+/* --gpu-me-stats' GPU busy time: the union of intervals that overlap (two
+ * search streams and the uploads) and arrive out of order (booked when
+ * someone waits for them): in order, in blocks of CME_BUSY_LAG each
+ * backwards, and shuffled by up to CME_BUSY_LAG / 2 places. */
+static double busy_key[3000];
+static int busy_cmp_idx( const void *x, const void *y )
+{
+    const double a = busy_key[*(const int*)x], b = busy_key[*(const int*)y];
+    return (a > b) - (a < b);
+}
+
+START_TEST( test_busy_union )
+{
+    enum { N = 3000 };
+    static double iv[N][2];
+    static int idx[N];
+    static cme_busy_t b;
+    uint32_t rng = test_seed() + 99;
+    for( int order = 0; order < 3; order++ )
+    {
+        double t = 0;
+        for( int i = 0; i < N; i++ )   /* gaps, overlaps, nested ones */
+        {
+            t += test_rand( &rng ) % 9 / 8.;
+            iv[i][0] = t;
+            iv[i][1] = t + (1 + test_rand( &rng ) % 24) / 8.;
+            idx[i] = i;
+            busy_key[i] = order == 0 ? i
+                        : order == 1 ? i / CME_BUSY_LAG * CME_BUSY_LAG + (CME_BUSY_LAG - 1 - i % CME_BUSY_LAG)
+                        : i + (double)(test_rand( &rng ) % (CME_BUSY_LAG / 2));
+        }
+        qsort( idx, N, sizeof(int), busy_cmp_idx );
+        memset( &b, 0, sizeof(b) );
+        for( int k = 0; k < N; k++ )
+            cme_busy_add( &b, iv[idx[k]][0], iv[idx[k]][1] );
+        const double want = busy_exact( (const double (*)[2])iv, N ), got = cme_busy_total( &b );
+        ck_assert_msg( fabs( got - want ) < 1e-6, "order %d: busy %.4f, union %.4f", order, got, want );
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------- main */
 
 static TCase *add_tcase( Suite *s, const char *name, int timeout )
@@ -972,6 +1038,7 @@ static Suite *cuda_me_suite( void )
     tcase_add_test( tc, test_api_steady_memory );
     tcase_add_test( tc, test_api_threads );
     tcase_add_test( tc, test_api_cuda_open );
+    tcase_add_test( tc, test_busy_union );
 
     tc = add_tcase( s, "fault", 120 );
     tcase_add_loop_test( tc, test_fault, 0, sizeof(faults)/sizeof(*faults) );
