@@ -24,7 +24,7 @@
 #   foreman_cif:foreman_cif.y4m:40            every variant but e_gpu_med16
 #   street_1080p:street_1080p.y4m:30          stock_hex stock_esa stock_hex_t16 stock_esa_t16
 #                                             a_recon b_src c_gpu d_sad e_gpu_med e_gpu_med16
-#   street_1080p_s24:street_1080p.y4m:30:24   stock_hex stock_esa a_recon c_gpu e_gpu_med
+#   street_1080p_s24:street_1080p.y4m:30:24   stock_hex stock_esa a_recon a_recon_bp c_gpu e_gpu_med
 #   ATTR_QPS       [22 27 32 37]
 #   ATTR_JOBS      encodes at a time [2]
 #
@@ -34,6 +34,7 @@
 #   stock_hex_t16, stock_esa_t16  the same at --threads 16 --mvrange-thread 64 (the
 #              condition of the 16-thread numbers of issue 10; their own anchor is stock_hex_t16)
 #   a_recon    full search +-64 around x264's predictor, reconstructed reference, x264's MV cost
+#   a_recon_bp (a) with the window centred on the best of x264's predictors, as --me esa centres it
 #   b_src      the same on the source frames
 #   c_gpu      source, window and MV cost centred on the lookahead's vector: today's GPU candidate
 #              (bit-identical to the module: checked by the 'check' kind at range 8)
@@ -68,6 +69,7 @@ variant() {
     stock_hex_t16) BIN="$STOCK"; ARGS=(--threads 16 --mvrange-thread 64) ;;
     stock_esa_t16) BIN="$STOCK"; ARGS=(--me esa --threads 16 --mvrange-thread 64) ;;
     a_recon)    EXP=recon ;;
+    a_recon_bp) EXP=reconbp ;;
     b_src)      EXP=src ;;
     c_gpu)      EXP=gpu ;;
     c_gpu_replace) EXP=gpu; ARGS=(--gpu-me --gpu-me-backend c --gpu-me-range 64 --gpu-me-mode replace --gpu-me-stats) ;;
@@ -117,12 +119,13 @@ import csv, math, os, sys
 sys.path.insert(0, os.path.join(os.path.dirname(sys.argv[1])))
 from bdrate import bdrate
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r['rc'] == '0' and r['kbps']]
-order = ['stock_hex_t16', 'stock_esa_t16', 'stock_hex', 'stock_esa', 'a_recon', 'b_src', 'c_gpu', 'c_gpu_replace', 'd_sad',
+order = ['stock_hex_t16', 'stock_esa_t16', 'stock_hex', 'stock_esa', 'a_recon', 'a_recon_bp', 'b_src', 'c_gpu', 'c_gpu_replace', 'd_sad',
          'e_gpu_sad', 'e_gpu_med', 'e_gpu_med16', 'e_gpu_top3', 'e_gpu_med_sad']
 what = {'stock_hex': 'stock x264, hex (anchor)', 'stock_esa': 'stock x264, --me esa',
         'stock_hex_t16': 'stock hex, --threads 16 --mvrange-thread 64 (its own anchor)',
         'stock_esa_t16': 'stock esa, --threads 16 --mvrange-thread 64, vs stock_hex_t16',
         'a_recon': '(a) full search, recon ref, true predictor + cost',
+        'a_recon_bp': '(a) with the window on the best predictor (as esa)',
         'b_src': '(b) full search, source ref, true predictor + cost',
         'c_gpu': '(c) source, window + cost on lookahead centre = today\'s GPU',
         'c_gpu_replace': '(c) in --gpu-me-mode replace', 'd_sad': '(d) source, GPU window, pure SAD',
