@@ -25,7 +25,7 @@ endif
 
 all: lib tests bench
 
-lib: $(B)/lib/libcuda_me.a $(B)/include/cuda_me.h $(B)/lib/cuda_me.libs
+lib: $(B)/lib/libcuda_me.a $(B)/include/cuda_me.h $(B)/include/cuda_me_spec.h $(B)/lib/cuda_me.libs
 
 $(OBJ)/%.o: cuda_me/%.c $(HDR) config.mak
 	@mkdir -p $(dir $@)
@@ -41,6 +41,12 @@ $(B)/lib/libcuda_me.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(B)/include/cuda_me.h: cuda_me/cuda_me.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# spec.h (the window and the cost of the search), for the x264 glue's
+# developer-only experiment (X264_GPU_ME_EXPERIMENT)
+$(B)/include/cuda_me_spec.h: cuda_me/spec.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 
