@@ -14,6 +14,9 @@
 #   ./build.sh ffmpeg     also build FFmpeg (Debian's source package, 5.1.x)
 #                         with the patched static libx264: build/ffmpeg/ffmpeg
 #   ./build.sh deps       only install the system packages
+#   ./build.sh experiment also build/x264-exp/x264: the series plus the
+#                         developer-only patches/experiments (issue 10's
+#                         X264_GPU_ME_EXPERIMENT; results/attribution.sh)
 #   ./build.sh patches    export the commits of build/x264-src on top of the
 #                         pinned x264 into patches/ (the edit loop: README)
 #
@@ -346,6 +349,23 @@ ffmpeg_device() {
     say "device FFmpeg: $B/device/ffmpeg/ffmpeg (needs only: $(echo $needed))"
 }
 
+# The series plus patches/experiments, in a tree of its own: developer-only
+# switches that the shipped glue does not carry.
+x264_experiment() {
+    src="$B/x264-exp-src"
+    want="$(xgit rev-parse HEAD) $(cat "$TOP"/patches/experiments/*.patch | sha256sum | cut -d' ' -f1)"
+    if [ "$(cat "$B/x264-exp-src.stamp" 2>/dev/null)" != "$want" ]; then
+        rm -rf "$src"
+        git clone -q --shared --no-checkout "$SRC" "$src" && git -C "$src" checkout -q --detach "$(xgit rev-parse HEAD)" &&
+            git -C "$src" -c user.name=cuda_me -c user.email=cuda_me@localhost \
+                am -q --committer-date-is-author-date "$TOP"/patches/experiments/*.patch ||
+            die "patches/experiments do not apply on top of the series"
+        echo "$want" > "$B/x264-exp-src.stamp"
+    fi
+    x264_build "$B/x264-exp" "$src" --bit-depth=8 --enable-static --cuda-me-dir="$B"
+    say "x264 with the developer-only experiments: $B/x264-exp/x264"
+}
+
 # ------------------------------------------------------------------ main
 
 what="${1:-all}"
@@ -356,6 +376,7 @@ case "$what" in
     ffmpeg) deps; x264_source; x264_patch; cuda_me; x264_all; ffmpeg_all ;;
     test) deps; x264_source; x264_patch; cuda_me; x264_all; x264_stock; ffmpeg_all
           exec "$TOP/tests/run.sh" ;;
+    experiment) deps; x264_source; x264_patch; cuda_me; x264_all; x264_experiment ;;
     patches) x264_source; patches ;;
-    *) echo "usage: $0 [all|test|device|ffmpeg|deps|patches]"; exit 1 ;;
+    *) echo "usage: $0 [all|test|device|ffmpeg|experiment|deps|patches]"; exit 1 ;;
 esac

@@ -3,7 +3,8 @@
 # x264's exhaustive search comes from (issue 10, first step).  CPU only.
 #
 # The patched x264's developer-only switch X264_GPU_ME_EXPERIMENT (see
-# encoder/gpu_me.c in build/x264-src) replaces the module's candidate by
+# patches/experiments, built by ./build.sh experiment into build/x264-exp)
+# replaces the module's candidate by
 # candidates computed on the CPU; each variant below is one set of them, in
 # --gpu-me-mode cand (x264's own hex search still runs), at --threads 1 (no
 # frame-thread MV limit), --merange 64 / --gpu-me-range 64, preset medium,
@@ -47,6 +48,9 @@
 #   e_gpu_med_sad  c + med + d
 set -u
 # shellcheck disable=SC1091  # enc (sets rc; ENC_TIMEOUT, ENC_DUMP) and x264_log_stats
+# the experiment switch is in build/x264-exp/x264 (./build.sh experiment),
+# not in the shipped series
+X264_TREE="${X264_TREE:-x264-exp}"
 . "$(dirname "$0")/../tests/lib.sh"
 PY="${PYTHON:-python3}"
 OUTDIR="$TOP/results"
@@ -194,7 +198,7 @@ EOF
 }
 
 if [ "${1:-}" != --tables ]; then
-    [ -x "$X264" ] && [ -x "$STOCK" ] || { echo "attribution.sh: needs $X264 and $STOCK (./build.sh; stock: ./build.sh test)" >&2; exit 1; }
+    [ -x "$X264" ] && [ -x "$STOCK" ] || { echo "attribution.sh: needs $X264 and $STOCK (./build.sh experiment; stock: ./build.sh test)" >&2; exit 1; }
     mkdir -p "$W/rows"
     echo "attribution.sh: $(date +%F\ %T), $(nproc) cores, clips: $ATTR_CLIPS; QPs $ATTR_QPS; $ATTR_JOBS at a time"
     for spec in $ATTR_CLIPS; do

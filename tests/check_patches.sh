@@ -27,8 +27,10 @@ nfail=0
 pass() { echo "  ok    $*"; npass=$((npass+1)); }
 fail() { echo "  FAIL  $*"; nfail=$((nfail+1)); }
 
-# 1. Text only, sources only.
-for p in "$TOP"/patches/*.patch; do
+# 1. Text only, sources only (the series, and the developer-only
+# experiments applied on top of it by ./build.sh experiment).
+for p in "$TOP"/patches/*.patch "$TOP"/patches/experiments/*.patch; do
+    [ -f "$p" ] || continue
     n="$(basename "$p")"
     if grep -q -e '^GIT binary patch' -e '^Binary files ' "$p"; then
         fail "$n: contains a binary hunk"
@@ -55,11 +57,19 @@ if git -C "$SRC" rev-parse -q --verify cuda-me-base >/dev/null 2>&1; then
         export_series "$tmp/x264" "$tmp/out"
     if [ $? != 0 ]; then
         fail "patches/ do not apply to cuda-me-base"
-    elif diff -r -q "$TOP/patches" "$tmp/out" -x '*.md' -x series >/dev/null; then
+    elif diff -r -q "$TOP/patches" "$tmp/out" -x '*.md' -x series -x experiments >/dev/null; then
         pass "apply + export is a fixed point ($(ls "$tmp/out" | wc -l) patches)"
     else
         fail "apply + export changes patches/ (run ./build.sh patches):"
-        diff -r -u "$TOP/patches" "$tmp/out" -x '*.md' -x series | head -20
+        diff -r -u "$TOP/patches" "$tmp/out" -x '*.md' -x series -x experiments | head -20
+    fi
+    if ls "$TOP"/patches/experiments/*.patch >/dev/null 2>&1; then
+        if git -C "$tmp/x264" -c user.name=cuda_me -c user.email=cuda_me@localhost \
+               am -q --committer-date-is-author-date "$TOP"/patches/experiments/*.patch; then
+            pass "patches/experiments apply on top of the series ($(ls "$TOP"/patches/experiments/*.patch | wc -l))"
+        else
+            fail "patches/experiments do not apply on top of the series"
+        fi
     fi
     rm -rf "$tmp"
 else

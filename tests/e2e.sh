@@ -133,6 +133,11 @@ EOF
     same stats plain1 "--gpu-me-stats changes no byte"
 
     echo "--- C reference backend (the search the GPU must reproduce)"
+    # a camera tilting down: foreman's 16 first frames, a 352x192 window
+    # moving down 6 rows a frame
+    [ -s "$D/tilt_352x192.y4m" ] || ffmpeg -nostdin -loglevel error -y -i "$D/foreman_cif.y4m" \
+        -vf "crop=352:192:0:'min(6*n,96)'" -frames:v 16 -pix_fmt yuv420p "$D/tilt_352x192.y4m" ||
+        fail "cannot make the tilting clip"
     C="--gpu-me --gpu-me-backend c"
     # shellcheck disable=SC2086
     {
@@ -149,11 +154,12 @@ EOF
     check veryslow bus_qcif.y4m $C --preset veryslow --threads 2
     check ultrafast carphone_qcif.y4m $C --preset ultrafast --threads 2
     check plainpyr foreman_cif.y4m --bframes 3 --b-pyramid normal --ref 4 --threads 2
-    # 8 frame threads on CIF: x264's own thread MV limit 24, range 32's 40:
-    # chosen per frame; an explicit --mvrange-thread stands
-    check mvrt8 foreman_cif.y4m $C --threads 8 --gpu-me-range 32 --frames 16 --gpu-me-stats
-    check mvrt8b foreman_cif.y4m $C --threads 8 --gpu-me-range 32 --frames 16
-    check mvrtfix foreman_cif.y4m $C --threads 8 --gpu-me-range 32 --frames 16 --mvrange-thread 24 --gpu-me-stats
+    # 8 frame threads on 352x192: x264's own thread MV limit 24, range 32's
+    # 40: chosen per frame (the clip tilts down 6 pixels a frame: P frames
+    # 4 apart need 40, B frames 24); an explicit --mvrange-thread stands
+    check mvrt8 tilt_352x192.y4m $C --threads 8 --gpu-me-range 32 --gpu-me-stats
+    check mvrt8b tilt_352x192.y4m $C --threads 8 --gpu-me-range 32
+    check mvrtfix tilt_352x192.y4m $C --threads 8 --gpu-me-range 32 --mvrange-thread 24 --gpu-me-stats
     }
     same mvrt8 mvrt8b "per-frame thread MV limits: deterministic"
     if grep -q "frame-thread MV limit 24\.\.40 per frame" "$W/mvrt8.log" &&
