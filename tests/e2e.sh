@@ -179,7 +179,8 @@ EOF
     else
         pass "the GPU vectors change the encode ($(stat -c %s "$W/pyramid.264") vs $(stat -c %s "$W/plainpyr.264") bytes)"
     fi
-    if grep -q "gpu-me: frames [0-9]*, pairs searched [1-9]" "$W/pyramid.log"; then
+    if grep -q "gpu-me: frames [0-9]*, pairs searched [1-9]" "$W/pyramid.log" &&
+       grep -q "gpu-me: open [0-9.]* ms (x264 waited [0-9.]* ms for it), close [0-9.]* ms" "$W/pyramid.log"; then
         pass "--gpu-me-stats: $(grep -h 'pairs searched' "$W/pyramid.log" | sed 's/.*gpu-me: //')"
     else
         fail "--gpu-me-stats printed nothing"
