@@ -27,7 +27,8 @@
  * multi-reference early exit (p_halfpel_thresh: the result carries the
  * half-pel stage's vector and cost, which is what x264 tests), subme 0/1,
  * RD refinement (subme >= 8's x264_me_refine_qpel_rd), bidir refinement,
- * x264_me_refine_qpel (b_refine_qpel = 1, a no-op at subme >= 6),
+ * x264_me_refine_qpel (b_refine_qpel = 1: at subme >= 6 it runs no
+ * iteration),
  * interlaced and high bit depth.
  *****************************************************************************/
 
