@@ -5,10 +5,10 @@ include config.mak
 B = build
 OBJ = $(B)/obj
 
-LIB_C  = cuda_me/api.c cuda_me/me_c.c cuda_me/cuda.c cuda_me/device_pick.c
+LIB_C  = cuda_me/api.c cuda_me/me_c.c cuda_me/subpel_c.c cuda_me/cuda.c cuda_me/device_pick.c
 LIB_CU = cuda_me/me_cuda.cu
 DEV_CU = cuda_me/dev/me_cuda_paper.cu
-HDR    = cuda_me/cuda_me.h cuda_me/spec.h cuda_me/internal.h cuda_me/kernels.h cuda_me/device_pick.h
+HDR    = cuda_me/cuda_me.h cuda_me/spec.h cuda_me/subpel_spec.h cuda_me/internal.h cuda_me/kernels.h cuda_me/device_pick.h
 CU_HDR = cuda_me/reduce.cuh cuda_me/window.cuh
 
 LIB_OBJ = $(LIB_C:cuda_me/%.c=$(OBJ)/%.o)
@@ -25,7 +25,8 @@ endif
 
 all: lib tests bench
 
-lib: $(B)/lib/libcuda_me.a $(B)/include/cuda_me.h $(B)/include/cuda_me_spec.h $(B)/lib/cuda_me.libs
+lib: $(B)/lib/libcuda_me.a $(B)/include/cuda_me.h $(B)/include/cuda_me_spec.h $(B)/include/cuda_me_subpel_spec.h \
+     $(B)/lib/cuda_me.libs
 
 $(OBJ)/%.o: cuda_me/%.c $(HDR) config.mak
 	@mkdir -p $(dir $@)
@@ -47,6 +48,12 @@ $(B)/include/cuda_me.h: cuda_me/cuda_me.h
 # spec.h (the window and the cost of the search), for the x264 glue's
 # developer-only experiment (X264_GPU_ME_EXPERIMENT)
 $(B)/include/cuda_me_spec.h: cuda_me/spec.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# subpel_spec.h (standalone), for the x264 glue's developer-only check of
+# sub-pel refinement against x264's own (patches/experiments)
+$(B)/include/cuda_me_subpel_spec.h: cuda_me/subpel_spec.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 
@@ -78,6 +85,27 @@ $(B)/tests/test_cuda_me_static: $(TEST_SRC) $(TEST_HDR) $(HDR) $(B)/lib/libcuda_
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -Icuda_me $(TEST_SRC) $(DEV_OBJ) $(B)/lib/libcuda_me.a \
 	    -Wl,-Bstatic -lcheck -lsubunit -Wl,-Bdynamic $(EXTRA_LIBS) -lm $(LDFLAGS) -o $@
 
+# The sub-pel specification against x264's own C functions: linked with
+# the patched build's libx264.a (so it is built after x264: tests/run.sh
+# unit, not build.sh's first make), subpel_x264.c compiled as x264 compiles
+# its 8-bit templated files.
+X264_BUILD = $(B)/x264
+X264_SRC   = $(B)/x264-src
+SUBPEL_BIN = $(B)/tests/test_subpel
+
+test-subpel: $(SUBPEL_BIN)
+
+$(B)/tests/subpel_x264.o: tests/subpel_x264.c tests/subpel_x264.h $(X264_BUILD)/libx264.a
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -std=gnu99 -D_GNU_SOURCE -Wall -DHIGH_BIT_DEPTH=0 -DBIT_DEPTH=8 \
+	    -I$(X264_BUILD) -I$(X264_SRC) -I$(B)/include -c $< -o $@
+
+$(SUBPEL_BIN): tests/test_subpel.c tests/test_util.c $(TEST_HDR) tests/subpel_x264.h $(HDR) \
+               $(B)/tests/subpel_x264.o $(B)/lib/libcuda_me.a $(X264_BUILD)/libx264.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -Icuda_me -Itests tests/test_subpel.c tests/test_util.c $(B)/tests/subpel_x264.o \
+	    $(X264_BUILD)/libx264.a $(B)/lib/libcuda_me.a $(CHECK_LIBS) $(EXTRA_LIBS) -lm $(LDFLAGS) -o $@
+
 # ---------------------------------------------------------------- benchmark
 
 ifeq ($(HAVE_CUDA),yes)
@@ -100,4 +128,4 @@ check: lib tests
 clean:
 	rm -rf $(B)/obj $(B)/lib $(B)/include $(B)/tests $(B)/bench
 
-.PHONY: all lib tests bench check clean
+.PHONY: all lib tests test-subpel bench check clean

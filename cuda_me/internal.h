@@ -10,6 +10,7 @@
 
 #include "cuda_me.h"
 #include "spec.h"
+#include "subpel_spec.h"
 
 #define CME_MAX_PARTS CUDA_ME_NPART
 
@@ -164,6 +165,16 @@ void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
 
 /* Copies a w x h plane into dst (pixel (0,0), stride) and replicates its
  * edges CME_PAD pixels outwards. */
+/* subpel_c.c: the half-pel planes H, V, C (dst[0..2], at (0,0), a
+ * CME_HPEL_PAD border written too) of the w x h plane src (at (0,0), with a
+ * replicated border of at least 11 pixels), subpel_spec.h's rule. */
+void cme_hpel_planes_c( const uint8_t *src, intptr_t i_src_stride, int w, int h,
+                        uint8_t *const dst[3], intptr_t i_dst_stride );
+/* subpel_c.c: one partition's sub-pel refinement (cme_refine_subpel). */
+void cme_refine_subpel_c( const uint8_t *fenc, intptr_t i_fenc_stride, const uint8_t *const plane[4],
+                          intptr_t i_stride, const cme_subpel_param_t *p, int mvx, int mvy, int cost,
+                          cme_subpel_result_t *r );
+
 void cme_copy_padded( uint8_t *dst, intptr_t i_dst_stride, const uint8_t *src, intptr_t i_src_stride,
                       int w, int h );
 

@@ -3,7 +3,8 @@
 #
 #   unit       cuda_me unit tests (Check): C reference vs oracle, API, faults,
 #              CUDA vs C (skipped loudly without a GPU; CUDA_ME_REQUIRE_GPU=1
-#              makes that a failure)
+#              makes that a failure); test_subpel: the sub-pel
+#              specification against x264's own C functions (libx264.a)
 #   header     cuda_me.h compiles alone with -std=c99 -pedantic (make does it)
 #   checkasm   x264's own tools/checkasm on the patched tree
 #   e2e        tests/e2e.sh: real clips through stock and patched x264;
@@ -49,7 +50,8 @@ ffdec() {   # OUT SRC FRAMES [W H X Y]
 }
 
 unit() {
-    make -C "$TOP" -s lib tests >/dev/null && "$B/tests/test_cuda_me"
+    make -C "$TOP" -s lib tests >/dev/null && "$B/tests/test_cuda_me" &&
+        make -C "$TOP" -s test-subpel >/dev/null && "$B/tests/test_subpel"
 }
 
 checkasm() {
