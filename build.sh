@@ -186,6 +186,15 @@ x264_build() {
         (cd "$dir" && "$src/configure" "$@" > configure.out 2>&1) || { cat "$dir/configure.out"; die "x264 configure failed in $dir"; }
         echo "$stamp" > "$dir/.configured"
     fi
+    # x264's Makefile does not know libcuda_me.a: relink what is older
+    for a in "$@"; do
+        case "$a" in --cuda-me-dir=*)
+            lib="${a#--cuda-me-dir=}/lib/libcuda_me.a"
+            for f in "$dir/x264" "$dir/checkasm8" "$dir"/libx264*.so*; do
+                [ -f "$f" ] && [ -f "$lib" ] && [ "$lib" -nt "$f" ] && rm -f "$f"
+            done ;;
+        esac
+    done
     make -C "$dir" -j"$JOBS" >/dev/null 2>"$dir/make.err" || { cat "$dir/make.err"; die "x264 build failed in $dir"; }
 }
 
