@@ -116,10 +116,10 @@ EOF
             fail "--gpu-me --preset ultrafast at 1080p: expected it off"; cat "$W/fast1080.log"
         fi
         if ENC_DUMP=0 enc "$X264" auto1080 street_1080p_2.y4m --gpu-me --gpu-me-backend c --frames 1 --threads 16 &&
-           grep -q "gpu-me: C reference; range 64 chosen for 1920x1080 .*frame-thread MV limit 24\.\.72 per frame" "$W/auto1080.log"; then
+           grep -q "gpu-me: C reference; range 64 chosen for 1920x1080 .*frame-thread MV limit 24\.\.72 per frame.*lookahead range 64" "$W/auto1080.log"; then
             pass "--gpu-me at 1080p, 16 threads: $(grep 'gpu-me: C' "$W/auto1080.log" | sed 's/.*gpu-me: //')"
         else
-            fail "--gpu-me at 1080p: expected range 64 and thread MV limit 24..72 per frame"; cat "$W/auto1080.log"
+            fail "--gpu-me at 1080p: expected range 64, thread MV limit 24..72 per frame, lookahead range 64"; cat "$W/auto1080.log"
         fi
     else
         fail "cannot decode the 1080p test clip"
