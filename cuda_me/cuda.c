@@ -493,8 +493,10 @@ static int cu_init( cuda_me_t *h )
     const int w = h->param.i_width, hgt = h->param.i_height;
     g->i_pitch = (w + 2*CME_PAD + 127) & ~127;
     g->frame_bytes = (size_t)g->i_pitch * (hgt + 2*CME_PAD);
-    /* enough for every frame-thread limit a job may give (the geometry, so
-     * the scratch, is not monotonic in the window height) */
+    /* enough for every frame-thread limit a job may give: open's, and 8 up
+     * to open's (without one, up to where the windows stop changing); the
+     * geometry, so the scratch, is not monotonic in the window height.  0:
+     * a limit without a geometry. */
     const int mvrt_max = h->param.i_mv_range_thread > 0 ? h->param.i_mv_range_thread : 4*h->param.i_range + 64;
     g->scratch_bytes = cme_cuda_scratch_size( h->i_mb_width, h->i_mb_height, h->param.i_range,
                                               h->param.i_mv_range, h->param.i_mv_range_thread, h->i_parts );
@@ -502,7 +504,8 @@ static int cu_init( cuda_me_t *h )
     {
         size_t s = cme_cuda_scratch_size( h->i_mb_width, h->i_mb_height, h->param.i_range,
                                           h->param.i_mv_range, t, h->i_parts );
-        g->scratch_bytes = s && s > g->scratch_bytes ? s : s ? g->scratch_bytes : 0;
+        if( !s || s > g->scratch_bytes )
+            g->scratch_bytes = s;
     }
     g->out_bytes = (size_t)h->i_mb_count * h->i_parts * sizeof(cuda_me_result_t);
     g->centre_bytes = (size_t)h->i_mb_count * 2 * sizeof(int16_t);
