@@ -174,6 +174,11 @@ void cme_hpel_planes_c( const uint8_t *src, intptr_t i_src_stride, int w, int h,
 void cme_refine_subpel_c( const uint8_t *fenc, intptr_t i_fenc_stride, const uint8_t *const plane[4],
                           intptr_t i_stride, const cme_subpel_param_t *p, int mvx, int mvy, int cost,
                           cme_subpel_result_t *r );
+/* subpel_c.c: n partitions of one frame pair (cme_refine_subpel_job): the
+ * reference of the CUDA kernel cme_cuda_refine_subpel (kernels.h). */
+void cme_refine_subpel_batch_c( const uint8_t *cur, intptr_t i_cur_stride, const uint8_t *const plane[4],
+                                intptr_t i_stride, const uint16_t *cost_mv, const cme_subpel_job_t *job, int n,
+                                cme_subpel_result_t *out );
 
 void cme_copy_padded( uint8_t *dst, intptr_t i_dst_stride, const uint8_t *src, intptr_t i_src_stride,
                       int w, int h );

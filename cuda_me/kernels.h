@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_me.h"
+#include "subpel_spec.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -74,6 +75,60 @@ cudaError_t cme_cuda_search_paper( const cme_launch_t *l, cudaStream_t stream, c
 /* Benchmark only: a register-only loop of vabsdiff4 over n_blocks x 256
  * threads; *absdiffs gets the number of pixel absolute differences done. */
 cudaError_t cme_cuda_peak_absdiff( int n_blocks, cudaStream_t stream, uint32_t *d_sink, double *absdiffs );
+
+/* ---- sub-pel refinement (subpel_cuda.cu; issue 12, step 2)
+ *
+ * Kernels only: tested against subpel_c.c (tests/checkasm_me.c) and timed
+ * (bench_me -S), not yet used by the library's API or by x264.  What the
+ * API is meant to become (the next step decides):
+ *   - open: cuda_me_param_t gains i_subme (0: integer only, 2..11: x264's
+ *     --subme) and b_fpel_satd (--me tesa).  With i_subme, every uploaded
+ *     frame also gets its H, V, C planes (cme_cuda_hpel_planes right after
+ *     the pad, on the upload stream): 3 more padded planes per frame in
+ *     flight (1080p: 3 x 2.3 MB).
+ *   - submit: per frame pair as now; the job (cuda_me_job_t) may add a
+ *     cost-table index per macroblock (x264's QP after AQ: its cost_mv[qp]
+ *     tables, uploaded once at open, 16*i_mv_range + 1 entries each).  The predictor
+ *     cannot be x264's m->mvp (known only in analyse, from the neighbours'
+ *     final choices): it is the window centre, as for the integer search's
+ *     MV cost; x264 re-costs what it uses.
+ *   - on the device, after search_kernel/reduce_kernel: a small kernel makes
+ *     one cme_subpel_job_t per (macroblock, partition) from the integer
+ *     winners (start = 4 * integer vector, start cost = fpelcmp + MV cost at
+ *     that vector with the job's predictor, as x264's m->cost; limits = x264's
+ *     static ones of spec.h in quarter-pel, with the frame-thread limit),
+ *     then cme_cuda_refine_subpel; no host round trip.
+ *   - get: besides cuda_me_result_t, a cme_subpel_result_t per (macroblock,
+ *     partition): the quarter-pel vector and its SATD + MV cost, and the
+ *     half-pel stage's (x264's p_halfpel_thresh test).  x264 ranks
+ *     references and partitions on these and refines the finalists itself.
+ */
+
+/* The half-pel planes (subpel_spec.h: H, V, C, each with its border of
+ * CME_HPEL_PAD) of the w x h plane src (pixel (0,0), replicated border of at
+ * least 11 pixels: the library's frames have CME_PAD), into dst[0..2]
+ * (pixel (0,0), each with room for the border), one pitch for the three;
+ * what cme_hpel_planes_c writes, byte for byte. */
+cudaError_t cme_cuda_hpel_planes( const uint8_t *src, int i_src_pitch, int w, int h, uint8_t *const dst[3],
+                                  int i_dst_pitch, cudaStream_t stream );
+
+/* n partitions of one frame pair, refined as cme_refine_subpel_batch_c
+ * (subpel_c.c) does.  Every pointer is device memory. */
+typedef struct cme_subpel_launch_t
+{
+    const uint8_t *cur;             /* the current frame (fenc), pixel (0,0) */
+    int i_cur_pitch;                /* bytes */
+    const uint8_t *plane[4];        /* the reference's F, H, V, C at (0,0), CME_HPEL_PAD
+                                     * (CME_PAD for F) pixels of border */
+    int i_pitch;                    /* of the four planes, bytes */
+    const uint16_t *cost_mv;        /* MV cost tables: job i's p_cost_mv is cost_mv + job[i].i_cost_mv */
+    const cme_subpel_job_t *job;    /* n jobs (the kernel trusts them: vectors within the limits
+                                     * and borders as x264's are, subpel_spec.h) */
+    cme_subpel_result_t *out;       /* n results */
+    int n;
+} cme_subpel_launch_t;
+
+cudaError_t cme_cuda_refine_subpel( const cme_subpel_launch_t *l, cudaStream_t stream );
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,8 @@
  * The half-pel planes of a frame and the refinement of partitions, exactly
  * as subpel_spec.h defines them (which is x264's refine_subpel, see there).
  * Written for clarity: every plane pixel from its formula, every candidate
- * from cme_qpel_sample.  The CUDA kernels will be tested against these.
+ * from cme_qpel_sample.  The CUDA kernels (subpel_cuda.cu) are tested against
+ * these (tests/checkasm_me.c): both call the same subpel_spec.h functions.
  *****************************************************************************/
 
 #include "internal.h"
@@ -27,4 +28,12 @@ void cme_refine_subpel_c( const uint8_t *fenc, intptr_t i_fenc_stride, const uin
                           cme_subpel_result_t *r )
 {
     cme_refine_subpel( fenc, i_fenc_stride, plane, i_stride, p, mvx, mvy, cost, r );
+}
+
+void cme_refine_subpel_batch_c( const uint8_t *cur, intptr_t i_cur_stride, const uint8_t *const plane[4],
+                                intptr_t i_stride, const uint16_t *cost_mv, const cme_subpel_job_t *job, int n,
+                                cme_subpel_result_t *out )
+{
+    for( int i = 0; i < n; i++ )
+        cme_refine_subpel_job( cur, i_cur_stride, plane, i_stride, cost_mv, &job[i], &out[i] );
 }

@@ -361,4 +361,61 @@ CME_SPEC void cme_refine_subpel( const uint8_t *fenc, intptr_t i_fenc_stride, co
     r->cost = bcost;
 }
 
+/* ---------------------------------------------------------------- batches */
+
+/* One partition of a batch (the CUDA kernel's input, cme_cuda_refine_subpel
+ * in kernels.h; the C reference cme_refine_subpel_batch_c): what
+ * cme_refine_subpel takes, packed into 32 bytes, with the partition's place
+ * in the frame instead of pointers.  Ranges: x, y < 32768 (frames up to
+ * 8K); vectors and limits are x264's, |v| <= 4*2048 quarter-pels; cost
+ * (m->cost) is x264's, below CME_COST_MAX. */
+typedef struct cme_subpel_job_t
+{
+    int16_t x, y;           /* the partition's top-left pixel in the frame */
+    int16_t mv[2];          /* start vector, quarter-pel (x264's m->mv) */
+    int32_t cost;           /* its cost (m->cost) */
+    int16_t mvp[2];         /* m->mvp, quarter-pel */
+    int16_t mv_min[2];      /* h->mb.mv_min_spel, quarter-pel, inclusive */
+    int16_t mv_max[2];      /* h->mb.mv_max_spel */
+    int32_t i_cost_mv;      /* p_cost_mv = the batch's cost buffer + i_cost_mv:
+                             * the centre of this partition's table (x264's
+                             * h->cost_mv[qp], which spans +-8*i_mv_range) */
+    uint8_t i_pixel;        /* CME_PIXEL_16x16 .. CME_PIXEL_4x4 */
+    uint8_t i_subme;        /* 2..11 */
+    uint8_t b_fpel_satd;    /* --me tesa */
+    uint8_t reserved;       /* 0 */
+} cme_subpel_job_t;
+
+/* The parameters of job j, its MV costs in the batch's buffer cost_mv. */
+CME_SPEC cme_subpel_param_t cme_subpel_job_param( const cme_subpel_job_t *j, const uint16_t *cost_mv )
+{
+    cme_subpel_param_t p;
+    p.i_pixel = j->i_pixel;
+    p.i_subme = j->i_subme;
+    p.b_fpel_satd = j->b_fpel_satd;
+    p.mv_min[0] = j->mv_min[0];
+    p.mv_min[1] = j->mv_min[1];
+    p.mv_max[0] = j->mv_max[0];
+    p.mv_max[1] = j->mv_max[1];
+    p.mvp[0] = j->mvp[0];
+    p.mvp[1] = j->mvp[1];
+    p.p_cost_mv = cost_mv + j->i_cost_mv;
+    return p;
+}
+
+/* Job j of a batch: cme_refine_subpel on the partition at (j->x, j->y) of
+ * cur (pixel (0,0), stride i_cur_stride), in the reference whose planes F,
+ * H, V, C have pixel (0,0) at plane[0..3] (one stride, the border of
+ * CME_HPEL_PAD that cme_hpel_planes_c writes and CME_PAD of F). */
+CME_SPEC void cme_refine_subpel_job( const uint8_t *cur, intptr_t i_cur_stride, const uint8_t *const plane[4],
+                                     intptr_t stride, const uint16_t *cost_mv, const cme_subpel_job_t *j,
+                                     cme_subpel_result_t *r )
+{
+    const cme_subpel_param_t p = cme_subpel_job_param( j, cost_mv );
+    const intptr_t o = (intptr_t)j->y * stride + j->x;
+    const uint8_t *const pl[4] = { plane[0] + o, plane[1] + o, plane[2] + o, plane[3] + o };
+    cme_refine_subpel( cur + (intptr_t)j->y * i_cur_stride + j->x, i_cur_stride, pl, stride, &p,
+                       j->mv[0], j->mv[1], j->cost, r );
+}
+
 #endif

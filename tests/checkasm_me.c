@@ -7,6 +7,12 @@
  * between canaries that must survive, and must itself be fully written.
  * Every variant of the mainline kernel and the paper's unfused kernels
  * (dev/) are checked, without and with x264's frame-thread MV limit.
+ * The sub-pel kernels (subpel_cuda.cu, issue 12) against subpel_c.c: the
+ * half-pel planes byte for byte with their border (and nothing written
+ * beyond it) on random, extreme and real frames; the refinement of batches
+ * of partitions (all sizes, --subme 2..11, tesa, x264's limits, several
+ * cost tables) on C's planes and on the kernel's own.  Their inputs and C
+ * results are made and checked (the search must move) without a GPU too.
  *
  * Without a CUDA device every test here says SKIP loudly and passes, unless
  * CUDA_ME_REQUIRE_GPU=1, which turns the skip into a failure.
@@ -323,6 +329,444 @@ START_TEST( test_kernels )
     free( centre );
     tframe_free( &cur );
     tframe_free( &ref );
+}
+END_TEST
+
+
+/* ---------------------------------------------------------------- sub-pel */
+
+/* The sub-pel kernels (subpel_cuda.cu) against the C reference (subpel_c.c,
+ * itself tested against x264 in test_subpel.c). */
+
+/* Border of the test's plane buffers: the kernel writes CME_HPEL_PAD, the
+ * rest must keep its canary. */
+#define SP_BORDER (CME_HPEL_PAD + 32)
+
+typedef struct
+{
+    int w, h;
+    int pattern;          /* or -1: real clip */
+    const char *clip;
+} spcase_t;
+
+static const spcase_t sp_plane_cases[] =
+{
+    {   16,   16, PAT_RANDOM,   NULL },
+    {   32,   48, PAT_MAXDIFF,  NULL },
+    {   64,   16, PAT_FLAT,     NULL },
+    {  176,  144, PAT_GRADIENT, NULL },
+    {  176,  144, PAT_RANDOM,   NULL },
+    {  208,   96, PAT_MAXDIFF,  NULL },
+    {  352,  288, -1, "foreman_cif.y4m" },
+    { 1920, 1088, -1, "street_1080p.y4m" },
+};
+
+/* Frame n of a case: the clip's, or the pattern (seeded by idx). */
+static int sp_frame( const spcase_t *c, int idx, int n, tframe_t *f, const tframe_t *ref )
+{
+    if( c->pattern < 0 )
+    {
+        char path[512];
+        snprintf( path, sizeof(path), "%s/%s", test_data_dir(), c->clip );
+        if( tframe_read_y4m( f, path, n ) )
+        {
+            printf( "*** SKIP sub-pel case %d: %s not found ***\n", idx, path );
+            return -1;
+        }
+        return 0;
+    }
+    uint32_t rng = test_seed() + 7919 * idx + n;
+    ck_assert( !tframe_alloc( f, c->w, c->h ) );
+    if( ref && c->pattern != PAT_FLAT )
+        tframe_fill( f, PAT_SHIFTED, &rng, ref, 3 - n, n - 5 );
+    else
+        tframe_fill( f, c->pattern, &rng, NULL, 0, 0 );
+    return 0;
+}
+
+/* Host and device buffers of one plane, SP_BORDER pixels around w x h. */
+static size_t sp_plane_size( int w, int h, int *pitch )
+{
+    *pitch = (w + 2*SP_BORDER + 127) & ~127;
+    return (size_t)*pitch * (h + 2*SP_BORDER);
+}
+
+/* Uploads f (with its CME_PAD border) into a new device buffer of the same
+ * layout at pitch; returns the buffer, *p0 its pixel (0,0). */
+static uint8_t *sp_upload( const tframe_t *f, int *pitch, uint8_t **p0 )
+{
+    uint8_t *d;
+    *pitch = (f->w + 2*CME_PAD + 127) & ~127;
+    CU( cudaMalloc( (void**)&d, (size_t)*pitch * (f->h + 2*CME_PAD) ) );
+    CU( cudaMemcpy2D( d, *pitch, f->buf, f->stride, f->w + 2*CME_PAD, f->h + 2*CME_PAD, cudaMemcpyHostToDevice ) );
+    *p0 = d + CME_PAD * *pitch + CME_PAD;
+    return d;
+}
+
+/* The planes of the device frame src (pixel (0,0), src_pitch) through the
+ * kernel, compared with cme_hpel_planes_c of f: every byte of buffers with
+ * a SP_BORDER border (so what lies beyond CME_HPEL_PAD must stay canary),
+ * and guards before and after each. */
+static void sp_check_planes( const char *what, const tframe_t *f, const uint8_t *src, int src_pitch,
+                             uint8_t *d_keep[3], int *keep_pitch )
+{
+    int pitch;
+    const size_t n = sp_plane_size( f->w, f->h, &pitch );
+    uint8_t *want = malloc( 3 * n );
+    ck_assert_ptr_nonnull( want );
+    memset( want, CANARY_BYTE, 3 * n );
+    uint8_t *dst[3], *d_buf[3], *d_dst[3];
+    for( int i = 0; i < 3; i++ )
+    {
+        dst[i] = want + i * n + SP_BORDER * pitch + SP_BORDER;
+        d_buf[i] = dev_guarded_alloc( n );
+        d_dst[i] = d_buf[i] + GUARD + SP_BORDER * pitch + SP_BORDER;
+    }
+    cme_hpel_planes_c( f->p, f->stride, f->w, f->h, dst, pitch );
+    CU( cme_cuda_hpel_planes( src, src_pitch, f->w, f->h, d_dst, pitch, 0 ) );
+    CU( cudaDeviceSynchronize() );
+    for( int i = 0; i < 3; i++ )
+    {
+        char buf[16];
+        snprintf( buf, sizeof(buf), "%c plane", "HVC"[i] );
+        uint8_t *got = dev_guarded_fetch( what, buf, d_buf[i], n );
+        const uint8_t *g = got + GUARD, *w = want + i * n;
+        for( size_t k = 0; k < n; k++ )
+            if( g[k] != w[k] )
+            {
+                const int x = (int)(k % pitch) - SP_BORDER, y = (int)(k / pitch) - SP_BORDER;
+                const int inside = x >= -CME_HPEL_PAD && x < f->w + CME_HPEL_PAD &&
+                                   y >= -CME_HPEL_PAD && y < f->h + CME_HPEL_PAD;
+                ck_abort_msg( "%s: %s differs at (%d,%d) (%s): %d, C %d (seed %u)", what, buf, x, y,
+                              inside ? "in the plane or its border" : "beyond the border: a stray write",
+                              g[k], w[k], test_seed() );
+            }
+        free( got );
+    }
+    for( int i = 0; i < 3; i++ )
+    {
+        if( d_keep )
+            d_keep[i] = d_buf[i];
+        else
+            cudaFree( d_buf[i] );
+    }
+    if( keep_pitch )
+        *keep_pitch = pitch;
+    free( want );
+}
+
+START_TEST( test_subpel_planes )
+{
+    const spcase_t *c = &sp_plane_cases[_i];
+    char name[128];
+    snprintf( name, sizeof(name), "sub-pel planes case %d (%dx%d %s)", _i, c->w, c->h, c->clip ? c->clip : "synthetic" );
+    if( !have_gpu( name ) )
+        return;
+    if( getenv( "CUDA_ME_SANITIZE" ) && atoi( getenv( "CUDA_ME_SANITIZE" ) ) && c->w * c->h > 352 * 288 )
+    {
+        printf( "--- %s: too big to run under compute-sanitizer (CUDA_ME_SANITIZE=1)\n", name );
+        return;
+    }
+    tframe_t f;
+    if( sp_frame( c, _i, 2, &f, NULL ) )
+        return;
+    int pitch;
+    uint8_t *p0, *d = sp_upload( &f, &pitch, &p0 );
+    sp_check_planes( name, &f, p0, pitch, NULL, NULL );
+    /* the device frame padded by the library's pad kernel, not copied:
+     * only the w x h area uploaded, the rest garbage until padded */
+    CU( cudaMemset( d, 0x5a, (size_t)pitch * (f.h + 2*CME_PAD) ) );
+    CU( cudaMemcpy2D( p0, pitch, f.p, f.stride, f.w, f.h, cudaMemcpyHostToDevice ) );
+    CU( cme_cuda_pad( p0, pitch, f.w, f.h, 0 ) );
+    char what[160];
+    snprintf( what, sizeof(what), "%s, padded on the device", name );
+    sp_check_planes( what, &f, p0, pitch, NULL, NULL );
+    cudaFree( d );
+    tframe_free( &f );
+}
+END_TEST
+
+/* Refinement: frames, and the vectors the jobs start from. */
+typedef struct
+{
+    int w, h;
+    int pattern;          /* or -1: real clip */
+    const char *clip;
+    int n;                /* jobs */
+    int b_sorted;         /* jobs grouped by partition size (as a caller would) */
+} sprcase_t;
+
+static const sprcase_t sp_refine_cases[] =
+{
+    {  80,  64, PAT_RANDOM,   NULL, 3000, 0 },
+    {  80,  64, PAT_MAXDIFF,  NULL, 3000, 0 },
+    {  80,  64, PAT_GRADIENT, NULL, 3000, 0 },
+    {  80,  64, PAT_FLAT,     NULL, 2000, 0 },
+    { 176, 144, PAT_RANDOM,   NULL, 6000, 1 },
+    { 352, 288, -1, "foreman_cif.y4m", 9000, 0 },
+    { 352, 288, -1, "foreman_cif.y4m", 9000, 1 },
+};
+
+#define SP_COST_SPAN   8192   /* quarter-pels each side of a table's centre */
+#define SP_COST_TABLES 5      /* x264's at QP 18, 26, 36, 51; and near 65535 */
+
+/* n jobs on cur against ref (F of planes), in the manner of test_subpel.c's
+ * refine_check: random macroblocks, partitions (all 41, so all 7 sizes at
+ * every place), --subme 2..11, --me tesa now and then, x264's limits (with a
+ * frame-thread limit now and then), starts from the integer full search,
+ * random full-pel or random quarter-pel vectors within the limits,
+ * predictors near the start or anywhere, the start cost x264's m->cost (or
+ * now and then any), a cost table of SP_COST_TABLES. */
+static void sp_jobs_make( const tframe_t *cur, const uint8_t *const plane[4], intptr_t stride, const uint16_t *costs,
+                          uint32_t *rng, int n, int b_sorted, cme_subpel_job_t *job )
+{
+    const int mb_w = cur->w / 16, mb_h = cur->h / 16;
+    cuda_me_result_t *fs = malloc( sizeof(*fs) * mb_w * mb_h * CUDA_ME_NPART );
+    ck_assert_ptr_nonnull( fs );
+    uint16_t fpel_cost[MV_COST_SIZE];
+    test_mv_cost_qp( fpel_cost, 8, 26 );
+    cme_search_c( cur->p, cur->stride, plane[0], stride, mb_w, mb_h, 8, 512, 0, fpel_cost, NULL, CUDA_ME_NPART, fs );
+    for( int k = 0; k < n; k++ )
+    {
+        cme_subpel_job_t *j = &job[k];
+        memset( j, 0, sizeof(*j) );
+        const int mb_x = (int)(test_rand( rng ) % mb_w), mb_y = (int)(test_rand( rng ) % mb_h);
+        const int part = (int)(test_rand( rng ) % CUDA_ME_NPART);
+        int px, py, pw, ph;
+        test_part_rect( part, &px, &py, &pw, &ph );
+        j->i_pixel = pw == 16 ? (ph == 16 ? CME_PIXEL_16x16 : CME_PIXEL_16x8)
+                   : pw == 8 ? (ph == 16 ? CME_PIXEL_8x16 : ph == 8 ? CME_PIXEL_8x8 : CME_PIXEL_8x4)
+                   : ph == 8 ? CME_PIXEL_4x8 : CME_PIXEL_4x4;
+        j->x = (int16_t)(16*mb_x + px);
+        j->y = (int16_t)(16*mb_y + py);
+        j->i_subme = (uint8_t)(2 + k % 10);
+        j->b_fpel_satd = (test_rand( rng ) % 5) == 0;
+        const int mv_range = (test_rand( rng ) & 3) ? 512 : 32 + (int)(test_rand( rng ) % 32);
+        j->mv_min[0] = (int16_t)cme_imax( 4*(-16*mb_x - 24), -4*mv_range );
+        j->mv_max[0] = (int16_t)cme_imin( 4*(16*(mb_w - mb_x - 1) + 24), 4*mv_range - 1 );
+        j->mv_min[1] = (int16_t)cme_imax( 4*(-16*mb_y - 24), -4*mv_range );
+        j->mv_max[1] = (int16_t)cme_imin( 4*(16*(mb_h - mb_y - 1) + 24), 4*mv_range - 1 );
+        if( !(test_rand( rng ) & 3) )
+            j->mv_max[1] = (int16_t)cme_imin( j->mv_max[1], 4*(8 + (int)(test_rand( rng ) % 24)) );
+        const int fx0 = (j->mv_min[0] >> 2) + 6, fx1 = (j->mv_max[0] >> 2) - 6;
+        const int fy0 = (j->mv_min[1] >> 2) + 6, fy1 = (j->mv_max[1] >> 2) - 6;
+        const int start = (int)(test_rand( rng ) % 3);
+        int mvx, mvy;
+        if( start == 0 )
+        {
+            const cuda_me_result_t *r = fs + (mb_y * mb_w + mb_x) * CUDA_ME_NPART + part;
+            mvx = 4 * cme_iclip( r->mv[0], fx0, fx1 );
+            mvy = 4 * cme_iclip( r->mv[1], fy0, fy1 );
+        }
+        else if( start == 1 )
+        {
+            mvx = 4 * (fx0 + (int)(test_rand( rng ) % (fx1 - fx0 + 1)));
+            mvy = 4 * (fy0 + (int)(test_rand( rng ) % (fy1 - fy0 + 1)));
+        }
+        else
+        {
+            mvx = j->mv_min[0] + (int)(test_rand( rng ) % (j->mv_max[0] - j->mv_min[0] + 1));
+            mvy = j->mv_min[1] + (int)(test_rand( rng ) % (j->mv_max[1] - j->mv_min[1] + 1));
+        }
+        j->mv[0] = (int16_t)mvx;
+        j->mv[1] = (int16_t)mvy;
+        if( test_rand( rng ) & 1 )
+        {
+            j->mvp[0] = (int16_t)(mvx + (int)(test_rand( rng ) % 17) - 8);
+            j->mvp[1] = (int16_t)(mvy + (int)(test_rand( rng ) % 17) - 8);
+        }
+        else
+        {
+            j->mvp[0] = (int16_t)(j->mv_min[0] + (int)(test_rand( rng ) % (j->mv_max[0] - j->mv_min[0] + 1)));
+            j->mvp[1] = (int16_t)(j->mv_min[1] + (int)(test_rand( rng ) % (j->mv_max[1] - j->mv_min[1] + 1)));
+        }
+        j->i_cost_mv = (int32_t)((test_rand( rng ) % SP_COST_TABLES) * (2*SP_COST_SPAN + 1) + SP_COST_SPAN);
+        /* x264's m->cost at the start: fpelcmp + MV cost; now and then any */
+        const cme_subpel_param_t p = cme_subpel_job_param( j, costs );
+        const intptr_t o = (intptr_t)j->y * stride + j->x;
+        const uint8_t *const pl[4] = { plane[0] + o, plane[1] + o, plane[2] + o, plane[3] + o };
+        j->cost = cme_subpel_cmp( cur->p + j->y * cur->stride + j->x, cur->stride, pl, stride, j->i_pixel,
+                                  j->b_fpel_satd, mvx, mvy ) + cme_subpel_mv_cost( &p, mvx, mvy );
+        if( !(test_rand( rng ) % 8) )
+            j->cost = (int32_t)(test_rand( rng ) % 3000);
+    }
+    if( b_sorted )   /* stable: by size */
+    {
+        cme_subpel_job_t *tmp = malloc( sizeof(*tmp) * n );
+        ck_assert_ptr_nonnull( tmp );
+        int m = 0;
+        for( int s = 0; s < CME_PIXEL_COUNT; s++ )
+            for( int k = 0; k < n; k++ )
+                if( job[k].i_pixel == s )
+                    tmp[m++] = job[k];
+        memcpy( job, tmp, sizeof(*tmp) * n );
+        free( tmp );
+    }
+    free( fs );
+}
+
+/* Compares n results; prints the job of the first difference and how many
+ * differ (or were never written: the canary). */
+static void sp_results_check( const char *what, const cme_subpel_job_t *job, const cme_subpel_result_t *want,
+                              const cme_subpel_result_t *got, int n )
+{
+    int bad = 0, first = -1;
+    for( int k = 0; k < n; k++ )
+        if( want[k].mv[0] != got[k].mv[0] || want[k].mv[1] != got[k].mv[1] || want[k].cost != got[k].cost ||
+            want[k].mv_hpel[0] != got[k].mv_hpel[0] || want[k].mv_hpel[1] != got[k].mv_hpel[1] ||
+            want[k].cost_hpel != got[k].cost_hpel )
+        {
+            if( first < 0 )
+                first = k;
+            bad++;
+        }
+    if( first < 0 )
+        return;
+    const cme_subpel_job_t *j = &job[first];
+    const cme_subpel_result_t *a = &got[first], *b = &want[first];
+    ck_abort_msg( "%s: %d of %d results differ; first: job %d, %dx%d at (%d,%d), subme %d%s, start (%d,%d) cost %d, "
+                  "mvp (%d,%d), limits x %d..%d y %d..%d, table at %d: got (%d,%d) %d [hpel (%d,%d) %d], "
+                  "C (%d,%d) %d [hpel (%d,%d) %d]%s (seed %u)",
+                  what, bad, n, first, cme_pixel_w( j->i_pixel ), cme_pixel_h( j->i_pixel ), j->x, j->y, j->i_subme,
+                  j->b_fpel_satd ? " tesa" : "", j->mv[0], j->mv[1], j->cost, j->mvp[0], j->mvp[1], j->mv_min[0],
+                  j->mv_max[0], j->mv_min[1], j->mv_max[1], j->i_cost_mv, a->mv[0], a->mv[1], a->cost, a->mv_hpel[0],
+                  a->mv_hpel[1], a->cost_hpel, b->mv[0], b->mv[1], b->cost, b->mv_hpel[0], b->mv_hpel[1], b->cost_hpel,
+                  canary_intact( a, sizeof(*a) ) ? " (never written)" : "", test_seed() );
+}
+
+START_TEST( test_subpel_refine )
+{
+    const sprcase_t *c = &sp_refine_cases[_i];
+    const spcase_t fc = { c->w, c->h, c->pattern, c->clip };
+    char name[128];
+    snprintf( name, sizeof(name), "sub-pel refinement case %d (%dx%d %s, %d jobs%s)", _i, c->w, c->h,
+              c->clip ? c->clip : "synthetic", c->n, c->b_sorted ? ", grouped by size" : "" );
+    /* inputs and the C reference first, GPU or not: the jobs must be legal
+     * and make the search move */
+    tframe_t f[4], cur;
+    memset( f, 0, sizeof(f) );
+    if( sp_frame( &fc, _i, 4, &f[0], NULL ) )
+        return;
+    if( sp_frame( &fc, _i, 6, &cur, &f[0] ) )
+    {
+        tframe_free( &f[0] );
+        return;
+    }
+    uint8_t *plane[4] = { f[0].p, NULL, NULL, NULL };
+    for( int i = 1; i < 4; i++ )
+    {
+        ck_assert( !tframe_alloc( &f[i], f[0].w, f[0].h ) );
+        ck_assert_int_eq( f[i].stride, f[0].stride );
+        plane[i] = f[i].p;
+    }
+    const intptr_t stride = f[0].stride;
+    cme_hpel_planes_c( f[0].p, stride, f[0].w, f[0].h, plane + 1, stride );
+    const size_t ncost = (size_t)SP_COST_TABLES * (2*SP_COST_SPAN + 1);
+    uint16_t *costs = malloc( ncost * sizeof(*costs) );
+    ck_assert_ptr_nonnull( costs );
+    static const int qps[SP_COST_TABLES - 1] = { 18, 26, 36, 51 };
+    for( int t = 0; t < SP_COST_TABLES - 1; t++ )
+        test_cost_mv_qpel( costs + t * (2*SP_COST_SPAN + 1) + SP_COST_SPAN, SP_COST_SPAN, qps[t] );
+    uint32_t crng = test_seed() + 313 * _i;
+    for( size_t i = (SP_COST_TABLES - 1) * (2*SP_COST_SPAN + 1); i < ncost; i++ )
+        costs[i] = (uint16_t)(65535 - test_rand( &crng ) % 8);
+    cme_subpel_job_t *job = malloc( sizeof(*job) * c->n );
+    cme_subpel_result_t *want = malloc( sizeof(*want) * c->n );
+    ck_assert( job && want );
+    uint32_t rng = test_seed() ^ (0x5b5b + _i);
+    sp_jobs_make( &cur, (const uint8_t *const *)plane, stride, costs, &rng, c->n, c->b_sorted, job );
+    cme_refine_subpel_batch_c( cur.p, cur.stride, (const uint8_t *const *)plane, stride, costs, job, c->n, want );
+    int moved = 0, qpel = 0;
+    int seen[CME_PIXEL_COUNT][12] = { { 0 } };
+    for( int k = 0; k < c->n; k++ )
+    {
+        moved += want[k].mv[0] != job[k].mv[0] || want[k].mv[1] != job[k].mv[1];
+        qpel += (want[k].mv[0] | want[k].mv[1]) & 1;
+        seen[job[k].i_pixel][job[k].i_subme]++;
+    }
+    for( int s = 0; s < CME_PIXEL_COUNT; s++ )
+        for( int m = 2; m < 12; m++ )
+            ck_assert_msg( seen[s][m], "%s: no job of size %d at subme %d", name, s, m );
+    if( c->pattern != PAT_FLAT )
+        ck_assert_msg( moved > c->n / 4 && qpel > c->n / 20, "%s: only %d of %d refinements moved, %d to odd quarter-pels",
+                       name, moved, c->n, qpel );
+
+    if( have_gpu( name ) )
+    {
+        int pitch;
+        uint8_t *d_f[4], *d_p[4], *d_cur, *p_cur;
+        for( int i = 0; i < 4; i++ )
+            d_f[i] = sp_upload( &f[i], &pitch, &d_p[i] );
+        int cur_pitch;
+        d_cur = sp_upload( &cur, &cur_pitch, &p_cur );
+        uint16_t *d_costs;
+        cme_subpel_job_t *d_job;
+        CU( cudaMalloc( (void**)&d_costs, ncost * sizeof(*costs) ) );
+        CU( cudaMemcpy( d_costs, costs, ncost * sizeof(*costs), cudaMemcpyHostToDevice ) );
+        CU( cudaMalloc( (void**)&d_job, sizeof(*job) * c->n ) );
+        CU( cudaMemcpy( d_job, job, sizeof(*job) * c->n, cudaMemcpyHostToDevice ) );
+        const size_t nout = sizeof(cme_subpel_result_t) * c->n;
+        /* the C planes, then the kernel's own planes of the device frame */
+        for( int own = 0; own < 2; own++ )
+        {
+            char what[200];
+            snprintf( what, sizeof(what), "%s, %s", name, own ? "planes from cme_cuda_hpel_planes" : "C planes" );
+            cme_subpel_launch_t l;
+            l.cur = p_cur;
+            l.i_cur_pitch = cur_pitch;
+            uint8_t *d_own[3] = { NULL, NULL, NULL }, *d_fown = NULL;
+            if( !own )
+            {
+                for( int i = 0; i < 4; i++ )
+                    l.plane[i] = d_p[i];
+                l.i_pitch = pitch;
+            }
+            else
+            {
+                /* H, V, C with canaries beyond their border (the kernel
+                 * must not read there either), F copied to their pitch */
+                int own_pitch;
+                sp_check_planes( what, &f[0], d_p[0], pitch, d_own, &own_pitch );
+                CU( cudaMalloc( (void**)&d_fown, (size_t)own_pitch * (f[0].h + 2*SP_BORDER) ) );
+                CU( cudaMemcpy2D( d_fown + (SP_BORDER - CME_PAD) * own_pitch + (SP_BORDER - CME_PAD), own_pitch,
+                                  f[0].buf, f[0].stride, f[0].w + 2*CME_PAD, f[0].h + 2*CME_PAD, cudaMemcpyHostToDevice ) );
+                l.plane[0] = d_fown + SP_BORDER * own_pitch + SP_BORDER;
+                for( int i = 1; i < 4; i++ )
+                    l.plane[i] = d_own[i-1] + GUARD + SP_BORDER * own_pitch + SP_BORDER;
+                l.i_pitch = own_pitch;
+            }
+            l.cost_mv = d_costs;
+            l.job = d_job;
+            uint8_t *d_out = dev_guarded_alloc( nout );
+            l.out = (cme_subpel_result_t*)(d_out + GUARD);
+            l.n = c->n;
+            CU( cme_cuda_refine_subpel( &l, 0 ) );
+            CU( cudaDeviceSynchronize() );
+            uint8_t *h_out = dev_guarded_fetch( what, "results", d_out, nout );
+            sp_results_check( what, job, want, (const cme_subpel_result_t*)(h_out + GUARD), c->n );
+            free( h_out );
+            cudaFree( d_out );
+            cudaFree( d_fown );
+            for( int i = 0; i < 3; i++ )
+                cudaFree( d_own[i] );
+        }
+        /* an empty batch launches nothing and succeeds */
+        cme_subpel_launch_t e = { 0 };
+        CU( cme_cuda_refine_subpel( &e, 0 ) );
+        for( int i = 0; i < 4; i++ )
+            cudaFree( d_f[i] );
+        cudaFree( d_cur );
+        cudaFree( d_costs );
+        cudaFree( d_job );
+    }
+    else
+        printf( "--- %s: C reference only: %d of %d refinements moved, %d to odd quarter-pels\n", name, moved, c->n, qpel );
+    free( job );
+    free( want );
+    free( costs );
+    for( int i = 0; i < 4; i++ )
+        tframe_free( &f[i] );
+    tframe_free( &cur );
 }
 END_TEST
 
@@ -721,6 +1165,8 @@ Suite *checkasm_suite( void )
     tcase_set_timeout( tc, 900 );
 #if HAVE_CUDA
     tcase_add_loop_test( tc, test_kernels, 0, sizeof(gcases)/sizeof(*gcases) );
+    tcase_add_loop_test( tc, test_subpel_planes, 0, sizeof(sp_plane_cases)/sizeof(*sp_plane_cases) );
+    tcase_add_loop_test( tc, test_subpel_refine, 0, sizeof(sp_refine_cases)/sizeof(*sp_refine_cases) );
 #endif
     tcase_add_loop_test( tc, test_backend_equal, 0, sizeof(backend_threads)/sizeof(*backend_threads) );
     tcase_add_test( tc, test_mv_range_thread_api );

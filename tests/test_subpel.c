@@ -280,17 +280,7 @@ END_TEST
 static uint16_t cost_tab[2*COST_RANGE + 1];
 static void cost_init( int qp )
 {
-    static const uint8_t lambda_tab[52] = {
-        1, 1, 1, 1, 1, 1, 1, 1,  1, 1, 1, 1, 1, 1, 1, 1,  2, 2, 2, 2, 3, 3, 3, 4,
-        4, 4, 5, 6, 6, 7, 8, 9,  10, 11, 13, 14, 16, 18, 20, 23,  25, 29, 32, 36, 40, 45, 51, 57,
-        64, 72, 81, 91 };
-    int lambda = lambda_tab[qp];
-    for( int i = 0; i <= COST_RANGE; i++ )
-    {
-        float l = i ? log2f( i + 1 ) * 2.0f + 1.718f : 0.718f;
-        int c = (int)(lambda * l + .5f);
-        cost_tab[COST_RANGE + i] = cost_tab[COST_RANGE - i] = (uint16_t)(c > 65535 ? 65535 : c);
-    }
+    test_cost_mv_qpel( cost_tab + COST_RANGE, COST_RANGE, qp );
 }
 
 /* The oracle's view of one partition. */

@@ -226,6 +226,22 @@ void test_mv_cost_qp( uint16_t *cost, int range, int qp )
     }
 }
 
+void test_cost_mv_qpel( uint16_t *centre, int span, int qp )
+{
+    /* x264's init_costs(): h->cost_mv[qp][+-i], quarter-pel */
+    static const uint8_t lambda_tab[52] = {
+        1, 1, 1, 1, 1, 1, 1, 1,  1, 1, 1, 1, 1, 1, 1, 1,  2, 2, 2, 2, 3, 3, 3, 4,
+        4, 4, 5, 6, 6, 7, 8, 9,  10, 11, 13, 14, 16, 18, 20, 23,  25, 29, 32, 36, 40, 45, 51, 57,
+        64, 72, 81, 91 };
+    int lambda = lambda_tab[qp < 0 ? 0 : qp > 51 ? 51 : qp];
+    for( int i = 0; i <= span; i++ )
+    {
+        float l = i ? log2f( i + 1 ) * 2.0f + 1.718f : 0.718f;
+        int c = (int)(lambda * l + .5f);
+        centre[i] = centre[-i] = (uint16_t)(c > 65535 ? 65535 : c);
+    }
+}
+
 int16_t *test_centres( int mb_count, int spread, uint32_t *rng )
 {
     if( spread < 0 )

@@ -52,6 +52,10 @@ void test_mv_cost_qp( uint16_t *cost, int range, int qp );
 #define test_mv_cost( cost, range ) test_mv_cost_qp( cost, range, 12 )
 #define MV_COST_SIZE (4*CUDA_ME_RANGE_MAX+1)
 
+/* x264's quarter-pel MV cost table h->cost_mv[qp] (init_costs), for
+ * sub-pel refinement: centre[-span..span]. */
+void test_cost_mv_qpel( uint16_t *centre, int span, int qp );
+
 /* Random window centres, |c| <= spread, or NULL for spread < 0. */
 int16_t *test_centres( int mb_count, int spread, uint32_t *rng );
 
