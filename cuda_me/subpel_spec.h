@@ -4,7 +4,8 @@
  * What x264 (baee400) computes for one partition's sub-pel refinement in
  * x264_me_search_ref (encoder/me.c: refine_subpel( h, m, hpel, qpel,
  * p_halfpel_thresh, 0 ) with hpel, qpel = subpel_iterations[subme][2..3]),
- * written so that C (subpel_c.c) and, later, CUDA compute it bit for bit:
+ * written so that C (subpel_c.c) and CUDA (subpel_cuda.cu) compute it bit
+ * for bit, from these very functions:
  *
  *   planes   the half-pel planes H, V, C of a luma plane: x264's 6-tap
  *            filter (common/mc.c hpel_filter) and its border rule
@@ -137,6 +138,13 @@ CME_SPEC uint8_t cme_hpel_sample( const uint8_t *f, intptr_t stride, int w, int 
 CME_SPEC int cme_hpel_ref0( int qpel_idx ) { return (int)((0x0111011123330111ull >> (4 * (15 - qpel_idx))) & 0xf); }
 CME_SPEC int cme_hpel_ref1( int qpel_idx ) { return (int)((0x0010223222322232ull >> (4 * (15 - qpel_idx))) & 0xf); }
 
+/* plane[i], i in 0..3, chosen without indexing the array: a GPU then keeps
+ * the four pointers in registers (an indexed array goes to local memory). */
+CME_SPEC const uint8_t *cme_plane( const uint8_t *const plane[4], int i )
+{
+    return i == 0 ? plane[0] : i == 1 ? plane[1] : i == 2 ? plane[2] : plane[3];
+}
+
 /* Pixel (x, y) of the block at quarter-pel vector (mvx, mvy), as x264's
  * get_ref/mc_luma write it (without weighting).  plane[0..3] = F, H, V, C at
  * the block's full-pel position, one stride. */
@@ -144,10 +152,10 @@ CME_SPEC uint8_t cme_qpel_sample( const uint8_t *const plane[4], intptr_t stride
 {
     const int qpel_idx = ((mvy & 3) << 2) + (mvx & 3);
     const intptr_t offset = (intptr_t)(mvy >> 2) * stride + (mvx >> 2) + y * stride + x;
-    const int a = plane[cme_hpel_ref0( qpel_idx )][offset + ((mvy & 3) == 3) * stride];
+    const int a = cme_plane( plane, cme_hpel_ref0( qpel_idx ) )[offset + ((mvy & 3) == 3) * stride];
     if( !(qpel_idx & 5) )
         return (uint8_t)a;
-    const int b = plane[cme_hpel_ref1( qpel_idx )][offset + ((mvx & 3) == 3)];
+    const int b = cme_plane( plane, cme_hpel_ref1( qpel_idx ) )[offset + ((mvx & 3) == 3)];
     return (uint8_t)((a + b + 1) >> 1);
 }
 

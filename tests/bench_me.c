@@ -20,6 +20,13 @@
  *
  * Frame content does not change the work (no data-dependent branches), so
  * the frames are random.
+ *
+ *   bench_me -S [-s SIZE] [-p 9|41] [-c clip.y4m] [-q] [-o file.csv]
+ *     the sub-pel kernels instead (issue 12: subpel_cuda.cu), default at
+ *     1080p: the half-pel planes of a frame, and the refinement of the
+ *     integer winners of every macroblock (9 or 41 partitions) at --subme
+ *     2, 5, 7, 9, kernel only and with transfers (bench_subpel()).  Their
+ *     work depends on the content: -c takes frames 0 and 1 of a clip.
  *****************************************************************************/
 
 #include <stdio.h>
@@ -28,7 +35,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "spec.h"
+#include "internal.h"
 #include "kernels.h"
 #include "test_util.h"
 
@@ -62,10 +69,224 @@ static double window_absdiffs( int mb_w, int mb_h, int range, int mv_range, int 
     return n;
 }
 
+/* ---------------------------------------------------------------- sub-pel */
+
+static int pixel_of( int pw, int ph )
+{
+    return pw == 16 ? (ph == 16 ? CME_PIXEL_16x16 : CME_PIXEL_16x8)
+         : pw == 8 ? (ph == 16 ? CME_PIXEL_8x16 : ph == 8 ? CME_PIXEL_8x8 : CME_PIXEL_8x4)
+         : ph == 8 ? CME_PIXEL_4x8 : CME_PIXEL_4x4;
+}
+
+static int cmp_job_size( const void *a, const void *b )
+{
+    const cme_subpel_job_t *x = a, *y = b;
+    return x->i_pixel != y->i_pixel ? x->i_pixel - y->i_pixel : (int)(x - y);
+}
+
+#define SUBPEL_COST_SPAN 4096   /* quarter-pels: vectors stay within +-(16+2)*4 of the predictor */
+
+/* -S: the sub-pel kernels (subpel_cuda.cu) on one frame pair of w x h:
+ * the half-pel planes of the reference, and the refinement of the integer
+ * search's winners (mainline kernel, +-16, x264's cost at QP 26) of every
+ * macroblock: the 9 partitions of the 8x8 set (or all 41), predictor the
+ * window centre (0,0), x264's limits at --mvrange 512, at --subme 2, 5, 7
+ * and 9 (one of each of x264's iteration counts: hpel/qpel 1/0, 1/2, 2/2,
+ * 4/10), jobs grouped by size and in macroblock order.  Kernel-only
+ * medians, and refinement with transfers (jobs up, results down).  Random
+ * frames (cur = ref moved by whole pixels, plus noise: the integer vector
+ * is nearly always right, little to refine) unless clip (frames 0 and 1). */
+static void bench_subpel( const char *size_name, int w, int h, const char *clip, int parts, int quick, FILE *csv,
+                          cudaStream_t st, cudaEvent_t ev[5] )
+{
+    tframe_t ref, cur;
+    if( clip )
+    {
+        if( tframe_read_y4m( &ref, clip, 0 ) || tframe_read_y4m( &cur, clip, 1 ) )
+        {
+            fprintf( stderr, "bench_me: cannot read 2 frames of %s\n", clip );
+            exit( 1 );
+        }
+        w = ref.w;
+        h = ref.h;
+    }
+    else
+    {
+        uint32_t rng = 4321;
+        if( tframe_alloc( &ref, w, h ) || tframe_alloc( &cur, w, h ) )
+            exit( 1 );
+        tframe_fill( &ref, PAT_RANDOM, &rng, NULL, 0, 0 );
+        tframe_fill( &cur, PAT_SHIFTED, &rng, &ref, 3, -2 );
+    }
+    const int mb_w = w / 16, mb_h = h / 16, range = 16, mv_range = 512;
+    const int runs = quick ? 8 : 25;
+
+    /* device frames (CME_PAD borders, as the library's), the planes */
+    const int pitch = (w + 2*CME_PAD + 127) & ~127;
+    const size_t plane = (size_t)pitch * (h + 2*CME_PAD);
+    uint8_t *d_buf[5], *d_p[5];   /* cur, F, H, V, C */
+    for( int i = 0; i < 5; i++ )
+    {
+        CHECK( cudaMalloc( (void**)&d_buf[i], plane ) );
+        d_p[i] = d_buf[i] + CME_PAD * pitch + CME_PAD;
+    }
+    CHECK( cudaMemcpy2D( d_buf[0], pitch, cur.buf, cur.stride, w + 2*CME_PAD, h + 2*CME_PAD, cudaMemcpyHostToDevice ) );
+    CHECK( cudaMemcpy2D( d_buf[1], pitch, ref.buf, ref.stride, w + 2*CME_PAD, h + 2*CME_PAD, cudaMemcpyHostToDevice ) );
+
+    float t[32];
+    for( int r = -3; r < runs; r++ )
+    {
+        CHECK( cudaEventRecord( ev[0], st ) );
+        CHECK( cme_cuda_hpel_planes( d_p[1], pitch, w, h, d_p + 2, pitch, st ) );
+        CHECK( cudaEventRecord( ev[1], st ) );
+        CHECK( cudaEventSynchronize( ev[1] ) );
+        if( r >= 0 )
+            CHECK( cudaEventElapsedTime( &t[r], ev[0], ev[1] ) );
+    }
+    stat_t s = stat_of( t, runs );
+    printf( "# sub-pel kernels, %s %dx%d%s%s\n", size_name, w, h, clip ? ", " : ", random frames", clip ? clip : "" );
+    printf( "%-6s %-28s %10s %10s %10s\n", "size", "kernel", "ms/frame", "min", "ns/item" );
+    printf( "%-6s %-28s %10.4f %10.4f %10.3f\n", size_name, "hpel_planes", s.med, s.min,
+            s.med * 1e6 / ((double)(w + 2*CME_HPEL_PAD) * (h + 2*CME_HPEL_PAD)) );
+    if( csv )
+        fprintf( csv, "%s,%d,%d,,,,hpel_planes,%.5f,%.5f,,,\n", size_name, w, h, s.med, s.min );
+
+    /* the integer winners */
+    uint16_t mv_cost[MV_COST_SIZE];
+    test_mv_cost_qp( mv_cost, range, 26 );
+    uint16_t *d_cost;
+    CHECK( cudaMalloc( (void**)&d_cost, sizeof(mv_cost) ) );
+    CHECK( cudaMemcpy( d_cost, mv_cost, sizeof(mv_cost), cudaMemcpyHostToDevice ) );
+    const size_t scratch = cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, 0, CUDA_ME_NPART );
+    uint64_t *d_scratch;
+    cuda_me_result_t *d_res, *res = malloc( sizeof(*res) * mb_w * mb_h * CUDA_ME_NPART );
+    CHECK( cudaMalloc( (void**)&d_scratch, scratch ) );
+    CHECK( cudaMalloc( (void**)&d_res, sizeof(*res) * mb_w * mb_h * CUDA_ME_NPART ) );
+    cme_launch_t l = { .cur = d_p[0], .ref = d_p[1], .i_pitch = pitch, .i_mb_width = mb_w, .i_mb_height = mb_h,
+                       .i_range = range, .i_mv_range = mv_range, .i_mv_range_thread = 0, .i_parts = CUDA_ME_NPART,
+                       .mv_cost = d_cost, .centre = NULL, .blk_keys = d_scratch, .out = d_res, .i_variant = -1 };
+    CHECK( cme_cuda_search( &l, st ) );
+    CHECK( cudaMemcpyAsync( res, d_res, sizeof(*res) * mb_w * mb_h * CUDA_ME_NPART, cudaMemcpyDeviceToHost, st ) );
+    CHECK( cudaStreamSynchronize( st ) );
+
+    /* x264's quarter-pel cost table at QP 26 */
+    uint16_t *costs = malloc( (2*SUBPEL_COST_SPAN + 1) * sizeof(uint16_t) ), *d_costs;
+    test_cost_mv_qpel( costs + SUBPEL_COST_SPAN, SUBPEL_COST_SPAN, 26 );
+    CHECK( cudaMalloc( (void**)&d_costs, (2*SUBPEL_COST_SPAN + 1) * sizeof(uint16_t) ) );
+    CHECK( cudaMemcpy( d_costs, costs, (2*SUBPEL_COST_SPAN + 1) * sizeof(uint16_t), cudaMemcpyHostToDevice ) );
+
+    const int n = mb_w * mb_h * parts;
+    cme_subpel_job_t *job = malloc( sizeof(*job) * n ), *d_job;
+    cme_subpel_result_t *out, *d_out;
+    CHECK( cudaHostAlloc( (void**)&out, sizeof(*out) * n, cudaHostAllocDefault ) );
+    CHECK( cudaMalloc( (void**)&d_job, sizeof(*job) * n ) );
+    CHECK( cudaMalloc( (void**)&d_out, sizeof(*out) * n ) );
+    cme_subpel_job_t *h_job;
+    CHECK( cudaHostAlloc( (void**)&h_job, sizeof(*job) * n, cudaHostAllocDefault ) );
+    uint8_t *hv[3];
+    tframe_t hp[3];
+    for( int i = 0; i < 3; i++ )
+    {
+        if( tframe_alloc( &hp[i], w, h ) )
+            exit( 1 );
+        hv[i] = hp[i].p;
+    }
+    cme_hpel_planes_c( ref.p, ref.stride, w, h, hv, hp[0].stride );
+    static const int submes[] = { 2, 5, 7, 9 };
+    for( unsigned si = 0; si < sizeof(submes)/sizeof(*submes); si++ )
+        for( int grouped = 1; grouped >= 0; grouped-- )
+        {
+            int k = 0;
+            for( int y = 0; y < mb_h; y++ )
+                for( int x = 0; x < mb_w; x++ )
+                    for( int p = 0; p < parts; p++ )
+                    {
+                        const cuda_me_result_t *r = res + (y * mb_w + x) * CUDA_ME_NPART + p;
+                        int px, py, pw, ph;
+                        test_part_rect( p, &px, &py, &pw, &ph );
+                        cme_subpel_job_t *j = &job[k++];
+                        memset( j, 0, sizeof(*j) );
+                        j->x = (int16_t)(16*x + px);
+                        j->y = (int16_t)(16*y + py);
+                        j->i_pixel = (uint8_t)pixel_of( pw, ph );
+                        j->i_subme = (uint8_t)submes[si];
+                        j->mv[0] = (int16_t)(4 * r->mv[0]);
+                        j->mv[1] = (int16_t)(4 * r->mv[1]);
+                        j->mv_min[0] = (int16_t)cme_imax( 4*(-16*x - 24), -4*mv_range );
+                        j->mv_max[0] = (int16_t)cme_imin( 4*(16*(mb_w - x - 1) + 24), 4*mv_range - 1 );
+                        j->mv_min[1] = (int16_t)cme_imax( 4*(-16*y - 24), -4*mv_range );
+                        j->mv_max[1] = (int16_t)cme_imin( 4*(16*(mb_h - y - 1) + 24), 4*mv_range - 1 );
+                        j->i_cost_mv = SUBPEL_COST_SPAN;
+                        /* x264's m->cost: SAD + MV cost of the start, quarter-pel table */
+                        const cme_subpel_param_t prm = cme_subpel_job_param( j, costs );
+                        const intptr_t o = (intptr_t)j->y * ref.stride + j->x;
+                        const uint8_t *const pl[4] = { ref.p + o, hv[0] + o, hv[1] + o, hv[2] + o };
+                        j->cost = cme_subpel_cmp( cur.p + j->y * cur.stride + j->x, cur.stride, pl, ref.stride,
+                                                  j->i_pixel, 0, j->mv[0], j->mv[1] ) + cme_subpel_mv_cost( &prm, j->mv[0], j->mv[1] );
+                    }
+            if( grouped )
+                qsort( job, n, sizeof(*job), cmp_job_size );
+            memcpy( h_job, job, sizeof(*job) * n );
+            CHECK( cudaMemcpy( d_job, job, sizeof(*job) * n, cudaMemcpyHostToDevice ) );
+            cme_subpel_launch_t sl = { .cur = d_p[0], .i_cur_pitch = pitch, .plane = { d_p[1], d_p[2], d_p[3], d_p[4] },
+                                       .i_pitch = pitch, .cost_mv = d_costs, .job = d_job, .out = d_out, .n = n };
+            float tk[32], tx[32];
+            for( int r = -3; r < runs; r++ )
+            {
+                CHECK( cudaEventRecord( ev[0], st ) );
+                CHECK( cme_cuda_refine_subpel( &sl, st ) );
+                CHECK( cudaEventRecord( ev[1], st ) );
+                CHECK( cudaMemcpyAsync( d_job, h_job, sizeof(*job) * n, cudaMemcpyHostToDevice, st ) );
+                CHECK( cme_cuda_refine_subpel( &sl, st ) );
+                CHECK( cudaMemcpyAsync( out, d_out, sizeof(*out) * n, cudaMemcpyDeviceToHost, st ) );
+                CHECK( cudaEventRecord( ev[2], st ) );
+                CHECK( cudaEventSynchronize( ev[2] ) );
+                if( r >= 0 )
+                {
+                    CHECK( cudaEventElapsedTime( &tk[r], ev[0], ev[1] ) );
+                    CHECK( cudaEventElapsedTime( &tx[r], ev[1], ev[2] ) );
+                }
+            }
+            int moved = 0;
+            for( int i = 0; i < n; i++ )
+                moved += out[i].mv[0] != job[i].mv[0] || out[i].mv[1] != job[i].mv[1];
+            char kname[64];
+            snprintf( kname, sizeof(kname), "refine %dp subme %d %s", parts, submes[si], grouped ? "grouped" : "mb-order" );
+            stat_t sk = stat_of( tk, runs ), sx = stat_of( tx, runs );
+            printf( "%-6s %-28s %10.4f %10.4f %10.3f   (%d partitions, %.0f%% moved)\n", size_name, kname, sk.med, sk.min,
+                    sk.med * 1e6 / n, n, 100.0 * moved / n );
+            printf( "%-6s %-28s %10.4f %10.4f\n", size_name, "  with xfers", sx.med, sx.min );
+            if( csv )
+            {
+                fprintf( csv, "%s,%d,%d,,%d,,%s,%.5f,%.5f,,,\n", size_name, w, h, parts, kname, sk.med, sk.min );
+                fprintf( csv, "%s,%d,%d,,%d,,%s+transfers,%.5f,%.5f,,,\n", size_name, w, h, parts, kname, sx.med, sx.min );
+            }
+            fflush( stdout );
+        }
+    for( int i = 0; i < 5; i++ )
+        cudaFree( d_buf[i] );
+    for( int i = 0; i < 3; i++ )
+        tframe_free( &hp[i] );
+    cudaFree( d_cost );
+    cudaFree( d_costs );
+    cudaFree( d_scratch );
+    cudaFree( d_res );
+    cudaFree( d_job );
+    cudaFree( d_out );
+    cudaFreeHost( out );
+    cudaFreeHost( h_job );
+    free( res );
+    free( job );
+    free( costs );
+    tframe_free( &ref );
+    tframe_free( &cur );
+}
+
 int main( int argc, char **argv )
 {
     const char *csv_path = NULL, *only_size = NULL;
-    int quick = 0, only_range = 0, only_variant = -1, mv_range_thread = 0;
+    const char *clip = NULL;
+    int quick = 0, only_range = 0, only_variant = -1, mv_range_thread = 0, subpel = 0, subpel_parts = CUDA_ME_NPART_8x8;
     for( int i = 1; i < argc; i++ )
     {
         if( !strcmp( argv[i], "-o" ) && i + 1 < argc )
@@ -87,16 +308,28 @@ int main( int argc, char **argv )
         }
         else if( !strcmp( argv[i], "-t" ) && i + 1 < argc )
             mv_range_thread = atoi( argv[++i] );
+        else if( !strcmp( argv[i], "-S" ) )
+            subpel = 1;
+        else if( !strcmp( argv[i], "-p" ) && i + 1 < argc )
+            subpel_parts = atoi( argv[++i] );
+        else if( !strcmp( argv[i], "-c" ) && i + 1 < argc )
+            clip = argv[++i];
         else
         {
             fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p] [-r range] [-v variant] "
-                     "[-t mv_range_thread] | -l\n", argv[0] );
+                     "[-t mv_range_thread] | -l\n"
+                     "       %s -S [-s SIZE] [-p 9|41] [-c clip.y4m] [-q] [-o file.csv]\n", argv[0], argv[0] );
             return 2;
         }
     }
     if( only_variant >= 0 && cme_cuda_variant_info( only_variant, NULL, NULL ) < 0 )
     {
         fprintf( stderr, "bench_me: no kernel variant %d\n", only_variant );
+        return 2;
+    }
+    if( subpel_parts != CUDA_ME_NPART && subpel_parts != CUDA_ME_NPART_8x8 )
+    {
+        fprintf( stderr, "bench_me: -p takes 9 or 41\n" );
         return 2;
     }
     if( mv_range_thread < 0 || (mv_range_thread > 0 && mv_range_thread < 8) )
@@ -160,6 +393,17 @@ int main( int argc, char **argv )
 
     static const struct { const char *name; int w, h; } sizes[] = {
         { "QCIF", 176, 144 }, { "CIF", 352, 288 }, { "720p", 1280, 720 }, { "1080p", 1920, 1088 }, { "2160p", 3840, 2160 } };
+    if( subpel )
+    {
+        int si = 3;   /* 1080p unless -s */
+        for( unsigned i = 0; only_size && i < sizeof(sizes)/sizeof(*sizes); i++ )
+            if( !strcmp( only_size, sizes[i].name ) )
+                si = i;
+        bench_subpel( clip ? "clip" : sizes[si].name, sizes[si].w, sizes[si].h, clip, subpel_parts, quick, csv, st, ev );
+        if( csv )
+            fclose( csv );
+        return 0;
+    }
     static const int ranges[] = { 16, 32, 64, 128 };
     const int parts = CUDA_ME_NPART, mv_range = 512;
     /* summary: total ms per frame [size][range][variant], 0: not run */
