@@ -1165,8 +1165,6 @@ Suite *checkasm_suite( void )
     tcase_set_timeout( tc, 900 );
 #if HAVE_CUDA
     tcase_add_loop_test( tc, test_kernels, 0, sizeof(gcases)/sizeof(*gcases) );
-    tcase_add_loop_test( tc, test_subpel_planes, 0, sizeof(sp_plane_cases)/sizeof(*sp_plane_cases) );
-    tcase_add_loop_test( tc, test_subpel_refine, 0, sizeof(sp_refine_cases)/sizeof(*sp_refine_cases) );
 #endif
     tcase_add_loop_test( tc, test_backend_equal, 0, sizeof(backend_threads)/sizeof(*backend_threads) );
     tcase_add_test( tc, test_mv_range_thread_api );
@@ -1174,5 +1172,13 @@ Suite *checkasm_suite( void )
     tcase_add_test( tc, test_cuda_device_choice );
     tcase_add_loop_test( tc, test_cuda_faults, 0, sizeof(gpu_faults)/sizeof(*gpu_faults) );
     suite_add_tcase( s, tc );
+#if HAVE_CUDA
+    /* the sub-pel kernels alone: CK_RUN_SUITE=gpu CK_RUN_CASE=subpel */
+    tc = tcase_create( "subpel" );
+    tcase_set_timeout( tc, 300 );
+    tcase_add_loop_test( tc, test_subpel_planes, 0, sizeof(sp_plane_cases)/sizeof(*sp_plane_cases) );
+    tcase_add_loop_test( tc, test_subpel_refine, 0, sizeof(sp_refine_cases)/sizeof(*sp_refine_cases) );
+    suite_add_tcase( s, tc );
+#endif
     return s;
 }
