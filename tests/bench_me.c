@@ -81,7 +81,8 @@ static int pixel_of( int pw, int ph )
 static int cmp_job_size( const void *a, const void *b )
 {
     const cme_subpel_job_t *x = a, *y = b;
-    return x->i_pixel != y->i_pixel ? x->i_pixel - y->i_pixel : (int)(x - y);
+    /* by size, then in raster order of the partitions */
+    return x->i_pixel != y->i_pixel ? x->i_pixel - y->i_pixel : x->y != y->y ? x->y - y->y : x->x - y->x;
 }
 
 #define SUBPEL_COST_SPAN 4096   /* quarter-pels: vectors stay within +-(16+2)*4 of the predictor */
