@@ -531,12 +531,17 @@ static void sp_jobs_make( const tframe_t *cur, const uint8_t *const plane[4], in
         cme_subpel_job_t *j = &job[k];
         memset( j, 0, sizeof(*j) );
         const int mb_x = (int)(test_rand( rng ) % mb_w), mb_y = (int)(test_rand( rng ) % mb_h);
-        const int part = (int)(test_rand( rng ) % CUDA_ME_NPART);
-        int px, py, pw, ph;
-        test_part_rect( part, &px, &py, &pw, &ph );
-        j->i_pixel = pw == 16 ? (ph == 16 ? CME_PIXEL_16x16 : CME_PIXEL_16x8)
-                   : pw == 8 ? (ph == 16 ? CME_PIXEL_8x16 : ph == 8 ? CME_PIXEL_8x8 : CME_PIXEL_8x4)
-                   : ph == 8 ? CME_PIXEL_4x8 : CME_PIXEL_4x4;
+        /* a random partition; the first 10 * CME_PIXEL_COUNT jobs cover
+         * every size at every subme (below), the rest are drawn freely */
+        int part, px, py, pw, ph;
+        do
+        {
+            part = (int)(test_rand( rng ) % CUDA_ME_NPART);
+            test_part_rect( part, &px, &py, &pw, &ph );
+            j->i_pixel = pw == 16 ? (ph == 16 ? CME_PIXEL_16x16 : CME_PIXEL_16x8)
+                       : pw == 8 ? (ph == 16 ? CME_PIXEL_8x16 : ph == 8 ? CME_PIXEL_8x8 : CME_PIXEL_8x4)
+                       : ph == 8 ? CME_PIXEL_4x8 : CME_PIXEL_4x4;
+        } while( k < 10 * CME_PIXEL_COUNT && j->i_pixel != k / 10 );
         j->x = (int16_t)(16*mb_x + px);
         j->y = (int16_t)(16*mb_y + py);
         j->i_subme = (uint8_t)(2 + k % 10);
