@@ -448,6 +448,7 @@ END_TEST
  * in flight and several references per frame: CUDA and C give the same,
  * without and with x264's frame-thread MV limit. */
 static const struct { int thread, cands; } backend_cases[] = { { 0, 1 }, { 24, 1 }, { 72, 1 }, { 0, 2 }, { 24, 2 } };
+#define BACKEND_CANDS2 3   /* the cases from here on have two candidates: test case pass2 */
 
 START_TEST( test_backend_equal )
 {
@@ -839,13 +840,20 @@ Suite *checkasm_suite( void )
     tcase_set_timeout( tc, 900 );
 #if HAVE_CUDA
     tcase_add_loop_test( tc, test_kernels, 0, sizeof(gcases)/sizeof(*gcases) );
-    tcase_add_loop_test( tc, test_kernels_pass2, 0, sizeof(pass2_gcases)/sizeof(*pass2_gcases) );
 #endif
-    tcase_add_loop_test( tc, test_backend_equal, 0, sizeof(backend_cases)/sizeof(*backend_cases) );
+    tcase_add_loop_test( tc, test_backend_equal, 0, BACKEND_CANDS2 );
     tcase_add_test( tc, test_mv_range_thread_api );
     tcase_add_test( tc, test_cuda_open_or_why );
     tcase_add_test( tc, test_cuda_device_choice );
     tcase_add_loop_test( tc, test_cuda_faults, 0, sizeof(gpu_faults)/sizeof(*gpu_faults) );
     suite_add_tcase( s, tc );
+#if HAVE_CUDA
+    /* pass 2 of two candidates on its own (CK_RUN_CASE=pass2) */
+    tc = tcase_create( "pass2" );
+    tcase_set_timeout( tc, 900 );
+    tcase_add_loop_test( tc, test_kernels_pass2, 0, sizeof(pass2_gcases)/sizeof(*pass2_gcases) );
+    tcase_add_loop_test( tc, test_backend_equal, BACKEND_CANDS2, sizeof(backend_cases)/sizeof(*backend_cases) );
+    suite_add_tcase( s, tc );
+#endif
     return s;
 }
