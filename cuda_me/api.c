@@ -223,10 +223,16 @@ static cuda_me_t *cme_open( const cuda_me_param_t *param, int *err )
         cme_log( h, CUDA_ME_LOG_ERROR, "i_parts must be %d or %d\n", CUDA_ME_NPART_8x8, CUDA_ME_NPART );
         goto fail;
     }
+    if( param->i_cands < 0 || param->i_cands > 2 )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "i_cands must be 0, 1 or 2\n" );
+        goto fail;
+    }
     h->i_mb_width = param->i_width / 16;
     h->i_mb_height = param->i_height / 16;
     h->i_mb_count = h->i_mb_width * h->i_mb_height;
     h->i_parts = param->i_parts;
+    h->i_cands = param->i_cands == 2 ? 2 : 1;
     if( param->mv_cost )
     {
         h->mv_cost = malloc( (4*param->i_range + 1) * sizeof(uint16_t) );

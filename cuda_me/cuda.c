@@ -77,6 +77,7 @@ typedef struct cme_cuda_t
     uint64_t *d_scratch[CME_STREAMS];
     cuda_me_result_t *d_out[CME_STREAMS];
     int16_t *d_centre[CME_STREAMS];     /* the job's centres, copied per job */
+    int16_t *d_centre2[CME_STREAMS];    /* two candidates: pass 2's centres (cme_cuda_search_pass2) */
     uint16_t *d_cost[CME_STREAMS];      /* the job's MV costs, copied per job */
     uint16_t *d_mv_cost;
     uint8_t *h_stage[CME_STAGES];
@@ -430,6 +431,22 @@ static int cu_unsupported( cuda_me_t *h, const struct cudaDeviceProp *prop )
     return CUDA_ME_ENODEV;
 }
 
+/* Scratch of a search at range: enough for every frame-thread limit a job
+ * may give (the geometry, so the scratch, is not monotonic in the window
+ * height).  0: no geometry. */
+static size_t scratch_size( cuda_me_t *h, int range )
+{
+    const int mvrt_max = h->param.i_mv_range_thread > 0 ? h->param.i_mv_range_thread : 4*h->param.i_range + 64;
+    size_t most = cme_cuda_scratch_size( h->i_mb_width, h->i_mb_height, range, h->param.i_mv_range,
+                                         h->param.i_mv_range_thread, h->i_parts );
+    for( int t = 8; t <= mvrt_max && most; t++ )
+    {
+        size_t s = cme_cuda_scratch_size( h->i_mb_width, h->i_mb_height, range, h->param.i_mv_range, t, h->i_parts );
+        most = !s ? 0 : s > most ? s : most;
+    }
+    return most;
+}
+
 static int cu_init( cuda_me_t *h )
 {
     int ret, n = 0;
@@ -493,21 +510,15 @@ static int cu_init( cuda_me_t *h )
     const int w = h->param.i_width, hgt = h->param.i_height;
     g->i_pitch = (w + 2*CME_PAD + 127) & ~127;
     g->frame_bytes = (size_t)g->i_pitch * (hgt + 2*CME_PAD);
-    /* enough for every frame-thread limit a job may give: open's, and 8 up
-     * to open's (without one, up to where the windows stop changing); the
-     * geometry, so the scratch, is not monotonic in the window height.  0:
-     * a limit without a geometry. */
-    const int mvrt_max = h->param.i_mv_range_thread > 0 ? h->param.i_mv_range_thread : 4*h->param.i_range + 64;
-    g->scratch_bytes = cme_cuda_scratch_size( h->i_mb_width, h->i_mb_height, h->param.i_range,
-                                              h->param.i_mv_range, h->param.i_mv_range_thread, h->i_parts );
-    for( int t = 8; t <= mvrt_max && g->scratch_bytes; t++ )
+    /* enough for pass 1, and for pass 2 (two candidates: range 16, the
+     * same scratch after pass 1 on the same stream) */
+    g->scratch_bytes = scratch_size( h, h->param.i_range );
+    if( h->i_cands == 2 )
     {
-        size_t s = cme_cuda_scratch_size( h->i_mb_width, h->i_mb_height, h->param.i_range,
-                                          h->param.i_mv_range, t, h->i_parts );
-        if( !s || s > g->scratch_bytes )
-            g->scratch_bytes = s;
+        size_t s2 = scratch_size( h, cme_pass2_range( h->param.i_range ) );
+        g->scratch_bytes = !s2 ? 0 : s2 > g->scratch_bytes ? s2 : g->scratch_bytes;
     }
-    g->out_bytes = (size_t)h->i_mb_count * h->i_parts * sizeof(cuda_me_result_t);
+    g->out_bytes = (size_t)h->i_mb_count * h->i_cands * h->i_parts * sizeof(cuda_me_result_t);
     g->centre_bytes = (size_t)h->i_mb_count * 2 * sizeof(int16_t);
     g->cost_bytes = (4*h->param.i_range + 1) * sizeof(uint16_t);
     if( !g->scratch_bytes )
@@ -527,9 +538,12 @@ static int cu_init( cuda_me_t *h )
             (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_scratch[i], g->scratch_bytes ) )) < 0 ||
             (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_out[i], g->out_bytes ) )) < 0 ||
             (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_centre[i], g->centre_bytes ) )) < 0 ||
-            (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_cost[i], g->cost_bytes ) )) < 0 )
+            (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_cost[i], g->cost_bytes ) )) < 0 ||
+            (h->i_cands == 2 &&
+             (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_centre2[i], g->centre_bytes ) )) < 0) )
             goto fail;
-        device_account( h, g->scratch_bytes + g->out_bytes + g->centre_bytes + g->cost_bytes );
+        device_account( h, g->scratch_bytes + g->out_bytes + g->centre_bytes * (h->i_cands == 2 ? 2 : 1) +
+                           g->cost_bytes );
     }
     for( int i = 0; i < CME_STAGES; i++ )
     {
@@ -600,6 +614,7 @@ static void cu_uninit( cuda_me_t *h )
         cudaFree( g->d_scratch[i] );
         cudaFree( g->d_out[i] );
         cudaFree( g->d_centre[i] );
+        cudaFree( g->d_centre2[i] );
         cudaFree( g->d_cost[i] );
     }
     if( g->up_stream )
@@ -808,6 +823,7 @@ static int launch( cuda_me_t *h, cme_job_t *j )
     l.centre = j->b_centre ? g->d_centre[i] : NULL;
     l.blk_keys = g->d_scratch[i];
     l.out = g->d_out[i];
+    l.i_out_stride = h->i_cands * h->i_parts;
     l.i_variant = -1;
 
     if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
@@ -821,6 +837,8 @@ static int launch( cuda_me_t *h, cme_job_t *j )
          (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( g->d_cost[i], j->mv_cost, g->cost_bytes,
                                                            cudaMemcpyHostToDevice, st ) )) < 0) ||
         (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_search( &l, st ) )) < 0 ||
+        (h->i_cands == 2 &&
+         (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_search_pass2( &l, g->d_centre2[i], st ) )) < 0) ||
         (ret = CME_CUDA( NOFAULT, cudaEventRecord( cj->searched, st ) )) < 0 ||
         (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( j->res, l.out, g->out_bytes, cudaMemcpyDeviceToHost, st ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaEventRecord( cj->copied, st ) )) < 0 )

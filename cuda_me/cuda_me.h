@@ -13,6 +13,9 @@
  *   pixels   outside the frame are the nearest edge pixel (x264's padding)
  *   cost     integer SAD of the partition + the cost of (dx,dy) - centre
  *   ties     the first position in raster order (smallest dy, then dx) wins
+ *   pass 2   optionally (i_cands = 2) a second candidate per partition: the
+ *            same search, +-16, centred on the median of the left, top and
+ *            top-right macroblocks' pass-1 16x16 vectors (see i_cands)
  *
  * Two backends compute it: the C reference (always available) and CUDA.  Both
  * give bit-identical results, so an encoder that uses them produces
@@ -33,7 +36,7 @@
 extern "C" {
 #endif
 
-#define CUDA_ME_API_VERSION 4
+#define CUDA_ME_API_VERSION 5
 
 /* Partitions of one macroblock, in the order results are stored.
  * 4x4 blocks are numbered as x264 does: idx = 4*i8x8 + i4x4, where both
@@ -103,7 +106,22 @@ typedef struct cuda_me_param_t
      * many pixels below its macroblock), else 0: no limit.  1..7 and
      * negative values are rejected. */
     int i_mv_range_thread;
-    int i_parts;        /* CUDA_ME_NPART_8x8 or CUDA_ME_NPART results per macroblock */
+    int i_parts;        /* CUDA_ME_NPART_8x8 or CUDA_ME_NPART partitions per macroblock */
+    /* Candidates per partition: 0 or 1: one (the search above); 2: also a
+     * second pass.  Results per macroblock: i_cands * i_parts, first the
+     * i_parts winners of pass 1, then (i_cands 2) the i_parts of pass 2.
+     * Pass 2 of macroblock (x, y) (spec.h, cme_pass2_centre): its window
+     * centre is the component-wise median of pass 1's 16x16 vectors of
+     * (x-1, y), (x, y-1) and (x+1, y-1), or (x-1, y-1) for the last one in
+     * the last column; with fewer of them in the frame the first there is,
+     * in that order (left in the top row, top in the left column); at
+     * (0, 0) pass 1's clipped centre.  Clipped as any centre, range
+     * min(16, i_range) (CME_PASS2_RANGE), the same limits (the job's
+     * frame-thread limit too) and ties.  MV cost: the same table (the
+     * job's or open's), centred on the pass-2 centre: cost = SAD +
+     * mv_cost[2*i_range + mvx - cx2] + mv_cost[2*i_range + mvy - cy2],
+     * (cx2, cy2) the clipped pass-2 centre (|mv - c2| <= 32). */
+    int i_cands;
     /* Cost of a full-pel vector component at distance d from the window
      * centre, d in [-2*i_range, 2*i_range]: mv_cost[2*i_range + d] (copied at
      * open; jobs may give their own).  NULL: pure SAD. */
@@ -178,7 +196,8 @@ typedef struct cuda_me_function_t
     int  (*submit)( cuda_me_t *h, int i_cur, int i_ref, const cuda_me_job_t *job );
     /* No new job will name i_frame as a reference (call once per frame). */
     void (*release_frame)( cuda_me_t *h, int i_frame );
-    /* Results of a submitted pair: [mb_y][mb_x][i_parts].  Blocks until they
+    /* Results of a submitted pair: [mb_y][mb_x][cands][i_parts], cands 1 or
+     * 2 (i_cands).  Blocks until they
      * are ready.  NULL if the pair was never submitted or an error occurred.
      * Valid until done(i_cur); may be called many times from many threads. */
     const cuda_me_result_t *(*get)( cuda_me_t *h, int i_cur, int i_ref );

@@ -43,7 +43,7 @@ typedef struct cme_job_t
     cme_frame_t *cur, *ref;
     int i_state;
     int b_got;               /* results were read at least once */
-    cuda_me_result_t *res;   /* [mb][i_parts] */
+    cuda_me_result_t *res;   /* [mb][i_cands][i_parts] */
     int16_t *centre;         /* [mb][2], valid if b_centre */
     uint16_t *mv_cost;       /* 4*range+1, valid if b_cost */
     int b_centre, b_cost;
@@ -93,6 +93,7 @@ struct cuda_me_t
     uint16_t *mv_cost;       /* own copy, 4*range+1 entries, or NULL */
     int i_mb_width, i_mb_height, i_mb_count;
     int i_parts;
+    int i_cands;             /* 1 or 2: results per macroblock are i_cands * i_parts */
     int i_backend;           /* CUDA_ME_BACKEND_CUDA or _C after open */
     const cme_backend_t *be;
     void *gpu;               /* CUDA backend state */
@@ -157,11 +158,13 @@ double cme_busy_total( cme_busy_t *b );   /* folds every interval kept */
 
 /* The C reference search of one frame pair.  cur and ref point at pixel (0,0)
  * of planes with at least 18 replicated pixels on every side (CME_PAD are
- * stored).  i_mv_range_thread: x264's frame-thread limit, 0: none (spec.h). */
+ * stored).  i_mv_range_thread: x264's frame-thread limit, 0: none (spec.h).
+ * i_cands 2: also pass 2 (cuda_me.h); out is [mb][i_cands][i_parts]. */
 void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
                    const uint8_t *ref, intptr_t i_ref_stride,
                    int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_mv_range_thread,
-                   const uint16_t *mv_cost, const int16_t *centre, int i_parts, cuda_me_result_t *out );
+                   const uint16_t *mv_cost, const int16_t *centre, int i_parts, int i_cands,
+                   cuda_me_result_t *out );
 
 /* Copies a w x h plane into dst (pixel (0,0), stride) and replicates its
  * edges CME_PAD pixels outwards. */

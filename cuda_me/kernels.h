@@ -29,7 +29,9 @@ typedef struct cme_launch_t
     const uint16_t *mv_cost;        /* device, 4*range+1 entries, or NULL */
     const int16_t *centre;          /* device, [mb][2] window centres, or NULL: (0,0) */
     uint64_t *blk_keys;             /* device scratch, cme_cuda_scratch_size() bytes */
-    cuda_me_result_t *out;          /* device, mb_count * i_parts */
+    cuda_me_result_t *out;          /* device, mb_count * i_out_stride (see there) */
+    int i_out_stride;               /* results per macroblock in out, 0: i_parts; 2*i_parts
+                                     * for two candidates (cuda_me_param_t.i_cands) */
     int i_variant;                  /* mainline kernel variant, -1: the default for i_range
                                      * (cme_cuda_variant_default); the paper kernels ignore it */
 } cme_launch_t;
@@ -42,6 +44,15 @@ size_t cme_cuda_scratch_size( int i_mb_width, int i_mb_height, int i_range, int 
  * (may be NULL): marks[0] is recorded between the two kernels (benchmark). */
 cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stream );
 cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks );
+
+/* Pass 2 of two candidates (cuda_me.h, i_cands; spec.h, cme_pass2_centre),
+ * after cme_cuda_search( l ) on the same stream: pass2_kernel makes the
+ * centres from pass 1's 16x16 vectors in l->out into centre2 (device,
+ * [mb][2]), then the same search at range cme_pass2_range( l->i_range )
+ * around them, with l's MV cost table re-centred (cme_pass2_cost), writes
+ * l->out + i_parts (l->i_out_stride must be 2 * i_parts).  Needs the
+ * scratch of a search at that range (cme_cuda_scratch_size). */
+cudaError_t cme_cuda_search_pass2( const cme_launch_t *l, int16_t *centre2, cudaStream_t stream );
 
 /* Kernel variants of the mainline search (all give the same results):
  * the one used for a range when cme_launch_t.i_variant is -1; and, for the

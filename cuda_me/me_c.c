@@ -4,7 +4,9 @@
  * cme_search_c() is the definition the CUDA kernels are tested against: for
  * each macroblock, every position of its window (spec.h) in raster order, 16
  * 4x4 SADs, merged into 41 partition costs, strict '<' so that the first
- * position of equal cost wins.  It is written for clarity first; the loops
+ * position of equal cost wins; with two candidates, a second pass of the
+ * same after the first, in windows centred on the median of pass 1's
+ * neighbouring 16x16 vectors (spec.h, cme_pass2_centre).  It is written for clarity first; the loops
  * are plain enough for the compiler to vectorise the 4x4 SADs.
  *****************************************************************************/
 
@@ -39,53 +41,85 @@ static inline uint32_t sad_4x4( const uint8_t *a, intptr_t sa, const uint8_t *b,
     return sum;
 }
 
+/* The pass-2 centre of macroblock (mb_x, mb_y) from pass 1's results
+ * (stride per macroblock) and its centres (spec.h, cme_pass2_centre). */
+static void pass2_centre( const cuda_me_result_t *pass1, int i_stride, int mb_x, int mb_y, int i_mb_width,
+                          int i_mb_height, int i_range, int i_mv_range, int i_mv_range_thread,
+                          const int16_t *centre, int c[2] )
+{
+    const int mb = mb_y * i_mb_width + mb_x;
+    cme_window_t w = cme_get_window( mb_x, mb_y, i_mb_width, i_mb_height, i_range, i_mv_range, i_mv_range_thread,
+                                     centre ? centre[2*mb] : 0, centre ? centre[2*mb+1] : 0 );
+    int nb[3], v[3][2];
+    const int n = cme_pass2_neighbours( mb_x, mb_y, i_mb_width, nb );
+    for( int k = 0; k < n; k++ )
+    {
+        v[k][0] = pass1[(size_t)nb[k] * i_stride + CUDA_ME_PART_16x16].mv[0];
+        v[k][1] = pass1[(size_t)nb[k] * i_stride + CUDA_ME_PART_16x16].mv[1];
+    }
+    cme_pass2_centre( n, (const int (*)[2])v, w.cx, w.cy, c );
+}
+
 void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
                    const uint8_t *ref, intptr_t i_ref_stride,
                    int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_mv_range_thread,
-                   const uint16_t *mv_cost, const int16_t *centre, int i_parts, cuda_me_result_t *out )
+                   const uint16_t *mv_cost, const int16_t *centre, int i_parts, int i_cands,
+                   cuda_me_result_t *out )
 {
-    for( int mb_y = 0; mb_y < i_mb_height; mb_y++ )
-        for( int mb_x = 0; mb_x < i_mb_width; mb_x++ )
-        {
-            const int16_t *c = centre ? centre + 2 * (mb_y * i_mb_width + mb_x) : NULL;
-            cme_window_t w = cme_get_window( mb_x, mb_y, i_mb_width, i_mb_height, i_range, i_mv_range,
-                                             i_mv_range_thread, c ? c[0] : 0, c ? c[1] : 0 );
-            const uint8_t *mb = cur + 16*mb_y * i_cur_stride + 16*mb_x;
-            uint32_t best[CME_MAX_PARTS];
-            int16_t  best_mv[CME_MAX_PARTS][2];
-            for( int p = 0; p < i_parts; p++ )
-                best[p] = UINT32_MAX;
-
-            for( int dy = w.y_min; dy <= w.y_max; dy++ )
-                for( int dx = w.x_min; dx <= w.x_max; dx++ )
-                {
-                    const uint8_t *r = ref + (16*mb_y + dy) * i_ref_stride + 16*mb_x + dx;
-                    uint32_t s[16], cost[CME_MAX_PARTS];
-                    for( int i = 0; i < 16; i++ )
-                    {
-                        int ox = cme_blk4_x( i ), oy = cme_blk4_y( i );
-                        s[i] = sad_4x4( mb + oy * i_cur_stride + ox, i_cur_stride,
-                                        r + oy * i_ref_stride + ox, i_ref_stride );
-                    }
-                    uint32_t mvc = cme_mv_cost( mv_cost, i_range, &w, dx, dy );
-                    cme_merge( s, mvc, cost );
-                    for( int p = 0; p < i_parts; p++ )
-                        if( cost[p] < best[p] )
-                        {
-                            best[p] = cost[p];
-                            best_mv[p][0] = dx;
-                            best_mv[p][1] = dy;
-                        }
-                }
-
-            cuda_me_result_t *o = out + (mb_y * i_mb_width + mb_x) * i_parts;
-            for( int p = 0; p < i_parts; p++ )
+    const int npass = i_cands == 2 ? 2 : 1, stride = npass * i_parts;
+    /* pass 2 (after all of pass 1): centres from pass 1's 16x16 vectors,
+     * +-16, the cost table centred there */
+    for( int pass = 0; pass < npass; pass++ )
+    {
+        const int range = pass ? cme_pass2_range( i_range ) : i_range;
+        const uint16_t *cost = pass ? cme_pass2_cost( mv_cost, i_range ) : mv_cost;
+        for( int mb_y = 0; mb_y < i_mb_height; mb_y++ )
+            for( int mb_x = 0; mb_x < i_mb_width; mb_x++ )
             {
-                o[p].mv[0] = best_mv[p][0];
-                o[p].mv[1] = best_mv[p][1];
-                o[p].cost = best[p];
+                const int16_t *c1 = centre ? centre + 2 * (mb_y * i_mb_width + mb_x) : NULL;
+                int c[2] = { c1 ? c1[0] : 0, c1 ? c1[1] : 0 };
+                if( pass )
+                    pass2_centre( out, stride, mb_x, mb_y, i_mb_width, i_mb_height, i_range, i_mv_range,
+                                  i_mv_range_thread, centre, c );
+                cme_window_t w = cme_get_window( mb_x, mb_y, i_mb_width, i_mb_height, range, i_mv_range,
+                                                 i_mv_range_thread, c[0], c[1] );
+                const uint8_t *mb = cur + 16*mb_y * i_cur_stride + 16*mb_x;
+                uint32_t best[CME_MAX_PARTS];
+                int16_t  best_mv[CME_MAX_PARTS][2];
+                for( int p = 0; p < i_parts; p++ )
+                    best[p] = UINT32_MAX;
+
+                for( int dy = w.y_min; dy <= w.y_max; dy++ )
+                    for( int dx = w.x_min; dx <= w.x_max; dx++ )
+                    {
+                        const uint8_t *r = ref + (16*mb_y + dy) * i_ref_stride + 16*mb_x + dx;
+                        uint32_t s[16], costs[CME_MAX_PARTS];
+                        for( int i = 0; i < 16; i++ )
+                        {
+                            int ox = cme_blk4_x( i ), oy = cme_blk4_y( i );
+                            s[i] = sad_4x4( mb + oy * i_cur_stride + ox, i_cur_stride,
+                                            r + oy * i_ref_stride + ox, i_ref_stride );
+                        }
+                        uint32_t mvc = cme_mv_cost( cost, range, &w, dx, dy );
+                        cme_merge( s, mvc, costs );
+                        for( int p = 0; p < i_parts; p++ )
+                            if( costs[p] < best[p] )
+                            {
+                                best[p] = costs[p];
+                                best_mv[p][0] = dx;
+                                best_mv[p][1] = dy;
+                            }
+                    }
+
+                cuda_me_result_t *o = out + (size_t)(mb_y * i_mb_width + mb_x) * stride + pass * i_parts;
+                for( int p = 0; p < i_parts; p++ )
+                {
+                    o[p].mv[0] = best_mv[p][0];
+                    o[p].mv[1] = best_mv[p][1];
+                    o[p].cost = best[p];
+                }
             }
-        }
+    }
 }
 
 /* ---------------------------------------------------------------- backend */
@@ -137,14 +171,14 @@ static int c_frame_put( cuda_me_t *h, cme_frame_t *f, const uint8_t *luma, intpt
 
 static int c_job_alloc( cuda_me_t *h, cme_job_t *j )
 {
-    size_t size = (size_t)h->i_mb_count * h->i_parts * sizeof(cuda_me_result_t)
+    size_t size = (size_t)h->i_mb_count * h->i_cands * h->i_parts * sizeof(cuda_me_result_t)
                 + (size_t)h->i_mb_count * 2 * sizeof(int16_t) + (4*h->param.i_range + 1) * sizeof(uint16_t);
     if( cme_fault( h, CME_FAULT_ALLOC ) || !(j->res = malloc( size )) )
     {
         cme_log( h, CUDA_ME_LOG_ERROR, "cannot allocate %zu bytes for results\n", size );
         return CUDA_ME_ENOMEM;
     }
-    j->centre = (int16_t*)(j->res + (size_t)h->i_mb_count * h->i_parts);
+    j->centre = (int16_t*)(j->res + (size_t)h->i_mb_count * h->i_cands * h->i_parts);
     j->mv_cost = (uint16_t*)(j->centre + (size_t)h->i_mb_count * 2);
     pthread_mutex_lock( &h->lock );
     h->stats.i_host_bytes += size;
@@ -177,7 +211,7 @@ static int c_job_finish( cuda_me_t *h, cme_job_t *j )
     double t0 = cme_time_ms();
     cme_search_c( j->cur->plane, j->cur->i_stride, j->ref->plane, j->ref->i_stride,
                   h->i_mb_width, h->i_mb_height, h->param.i_range, h->param.i_mv_range, j->i_mv_range_thread,
-                  j->b_cost ? j->mv_cost : h->mv_cost, j->b_centre ? j->centre : NULL, h->i_parts, j->res );
+                  j->b_cost ? j->mv_cost : h->mv_cost, j->b_centre ? j->centre : NULL, h->i_parts, h->i_cands, j->res );
     double t1 = cme_time_ms();
     pthread_mutex_lock( &h->lock );
     h->stats.f_search_ms += t1 - t0;

@@ -48,6 +48,10 @@
  * reduce_kernel<NP>: one thread per (macroblock, partition), min over the
  *   blocks of the macroblock, decodes the key into (mv, cost).
  *
+ * pass2_kernel: one thread per macroblock, the centre of its second pass
+ *   (two candidates) from pass 1's 16x16 vectors (spec.h, cme_pass2_centre);
+ *   then search_kernel and reduce_kernel run again at range 16.
+ *
  * pad_kernel: replicates frame edges into the CME_PAD border.
  *****************************************************************************/
 
@@ -497,6 +501,26 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
     }
 }
 
+/* a: pass 1's launch (its centres, range and out with i_out_stride). */
+__global__ void pass2_kernel( const cme_launch_t a, int16_t *__restrict__ centre2 )
+{
+    const int mb = blockIdx.x * blockDim.x + threadIdx.x;
+    if( mb >= a.i_mb_width * a.i_mb_height )
+        return;
+    int mb_x, mb_y, nb[3], v[3][2], c[2];
+    const cme_window_t w = cme_launch_window( a, mb, &mb_x, &mb_y );
+    const int n = cme_pass2_neighbours( mb_x, mb_y, a.i_mb_width, nb );
+    for( int k = 0; k < n; k++ )
+    {
+        const cuda_me_result_t r = a.out[(size_t)nb[k] * a.i_out_stride + CUDA_ME_PART_16x16];
+        v[k][0] = r.mv[0];
+        v[k][1] = r.mv[1];
+    }
+    cme_pass2_centre( n, (const int (*)[2])v, w.cx, w.cy, c );
+    centre2[2*mb] = (int16_t)c[0];   /* inside x264's MV limits: fits */
+    centre2[2*mb+1] = (int16_t)c[1];
+}
+
 __global__ void pad_kernel( uint8_t *plane, const int pitch, const int w, const int h )
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x - CME_PAD;
@@ -736,6 +760,23 @@ extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream
     else
         reduce_kernel<CUDA_ME_NPART_8x8><<<(n3 + 255) / 256, 256, 0, stream>>>( *l, g.nb );
     return cudaGetLastError();
+}
+
+extern "C" cudaError_t cme_cuda_search_pass2( const cme_launch_t *l, int16_t *centre2, cudaStream_t stream )
+{
+    if( l->i_out_stride != 2 * l->i_parts )
+        return cudaErrorInvalidValue;
+    const int mb_count = l->i_mb_width * l->i_mb_height;
+    pass2_kernel<<<(mb_count + 127) / 128, 128, 0, stream>>>( *l, centre2 );
+    cudaError_t e = cudaGetLastError();
+    if( e != cudaSuccess )
+        return e;
+    cme_launch_t l2 = *l;
+    l2.i_range = cme_pass2_range( l->i_range );
+    l2.mv_cost = cme_pass2_cost( l->mv_cost, l->i_range );
+    l2.centre = centre2;
+    l2.out = l->out + l->i_parts;
+    return cme_cuda_search( &l2, stream );
 }
 
 extern "C" cudaError_t cme_cuda_pad( uint8_t *plane, int pitch, int w, int h, cudaStream_t stream )

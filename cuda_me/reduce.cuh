@@ -11,7 +11,8 @@
 
 /* blk_keys[mb][nb][NP]: each block's best key (cost << 32 | raster index in
  * the window) per partition.  One thread per (macroblock, partition): the
- * minimum over the blocks, decoded into (mv, cost).  Launch: 256 threads,
+ * minimum over the blocks, decoded into (mv, cost), at out[mb *
+ * i_out_stride + partition].  Launch: 256 threads,
  * (mb_count * NP + 255) / 256 blocks. */
 template<int NP>
 static __global__ void reduce_kernel( const cme_launch_t a, const int nb )
@@ -32,7 +33,7 @@ static __global__ void reduce_kernel( const cme_launch_t a, const int nb )
     uint2 v;
     v.x = (uint32_t)(uint16_t)dx | (uint32_t)(uint16_t)dy << 16;
     v.y = (uint32_t)(key >> 32);
-    ((uint2*)a.out)[i] = v;
+    ((uint2*)a.out)[(size_t)mb * (a.i_out_stride ? a.i_out_stride : NP) + p] = v;
 }
 
 #endif

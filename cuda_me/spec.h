@@ -77,6 +77,61 @@ CME_SPEC uint32_t cme_mv_cost( const uint16_t *mv_cost, int range, const cme_win
     return mv_cost ? (uint32_t)mv_cost[2*range + dx - w->cx] + mv_cost[2*range + dy - w->cy] : 0;
 }
 
+/* The second pass (cuda_me_param_t.i_cands = 2).  For macroblock (mb_x,
+ * mb_y) its window is centred on the component-wise median of pass 1's
+ * 16x16 winners (full-pel, relative to their macroblocks) of its neighbours
+ * A = left (x-1, y), B = top (x, y-1), C = top-right (x+1, y-1), where C is
+ * replaced by the top-left (x-1, y-1) in the last column (H.264's rule).
+ * With fewer than 3 of them in the frame: the first of A, B, C that is
+ * (left in the top row, top in the left column and in a one-column frame);
+ * none (macroblock (0,0)): pass 1's own centre, clipped (cme_window_t cx,
+ * cy).  That centre is clipped as any centre (cme_get_window) and searched
+ * +- min(CME_PASS2_RANGE, range), with the same limits (the job's
+ * frame-thread limit too) and tie rule.  Its MV cost: the same table
+ * (4*range+1 entries), centred on the pass-2 centre: for the smaller range
+ * r2 that is the sub-table mv_cost + 2*(range - r2), 4*r2+1 entries
+ * (cme_pass2_cost). */
+#define CME_PASS2_RANGE 16
+
+CME_SPEC int cme_pass2_range( int range ) { return cme_imin( CME_PASS2_RANGE, range ); }
+
+CME_SPEC const uint16_t *cme_pass2_cost( const uint16_t *mv_cost, int range )
+{
+    return mv_cost ? mv_cost + 2*(range - cme_pass2_range( range )) : 0;
+}
+
+CME_SPEC int cme_median3( int a, int b, int c )
+{
+    return cme_imax( cme_imin( a, b ), cme_imin( cme_imax( a, b ), c ) );
+}
+
+/* The neighbours of macroblock (mb_x, mb_y) that the pass-2 centre comes
+ * from, as macroblock indices (mb_y * mb_w + mb_x) in the order A, B, C;
+ * returns how many (0..3). */
+CME_SPEC int cme_pass2_neighbours( int mb_x, int mb_y, int mb_w, int nb[3] )
+{
+    int n = 0;
+    if( mb_x > 0 )
+        nb[n++] = mb_y * mb_w + mb_x - 1;
+    if( mb_y > 0 )
+    {
+        nb[n++] = (mb_y - 1) * mb_w + mb_x;
+        if( mb_x < mb_w - 1 )
+            nb[n++] = (mb_y - 1) * mb_w + mb_x + 1;
+        else if( mb_x > 0 )
+            nb[n++] = (mb_y - 1) * mb_w + mb_x - 1;
+    }
+    return n;
+}
+
+/* The pass-2 centre from the n neighbours' 16x16 vectors v (A, B, C order,
+ * from cme_pass2_neighbours) and pass 1's clipped centre (cx, cy). */
+CME_SPEC void cme_pass2_centre( int n, const int v[3][2], int cx, int cy, int c[2] )
+{
+    for( int k = 0; k < 2; k++ )
+        c[k] = n == 3 ? cme_median3( v[0][k], v[1][k], v[2][k] ) : n ? v[0][k] : k ? cy : cx;
+}
+
 /* Merge the 16 4x4 SADs of one position (x264 order, idx = 4*i8x8 + i4x4)
  * into the costs of all partitions, each plus the same MV cost.  Range: a
  * 16x16 SAD is at most 65280 and mv_cost at most 2*65535, so a cost fits in

@@ -431,8 +431,11 @@ int main( int argc, char **argv )
         CHECK( cudaMemcpy2D( pr, pitch, h_frame, w, w, h, cudaMemcpyHostToDevice ) );
         CHECK( cme_cuda_pad( pr, pitch, w, h, st ) );
         size_t out_bytes = (size_t)mb_w * mb_h * parts * sizeof(cuda_me_result_t);
-        cuda_me_result_t *d_out, *h_out;
+        cuda_me_result_t *d_out, *h_out, *d_out2;
+        int16_t *d_centre2;
         CHECK( cudaMalloc( (void**)&d_out, out_bytes ) );
+        CHECK( cudaMalloc( (void**)&d_out2, 2 * out_bytes ) );
+        CHECK( cudaMalloc( (void**)&d_centre2, (size_t)mb_w * mb_h * 2 * sizeof(int16_t) ) );
         CHECK( cudaHostAlloc( (void**)&h_out, out_bytes, cudaHostAllocDefault ) );
 
         for( unsigned ri = 0; ri < sizeof(ranges)/sizeof(*ranges); ri++ )
@@ -457,6 +460,11 @@ int main( int argc, char **argv )
                     continue;
                 size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts )
                                        : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts );
+                if( !paper )   /* two candidates: pass 2 reuses the scratch */
+                {
+                    size_t s2 = cme_cuda_scratch_size( mb_w, mb_h, cme_pass2_range( range ), mv_range, mv_range_thread, parts );
+                    scratch = s2 > scratch ? s2 : scratch;
+                }
                 if( paper && scratch > ((size_t)8 << 30) )
                 {
                     printf( "%-6s %5d %-14s (skipped: needs %.1f GiB of scratch)\n", sizes[si].name, range, "paper", scratch / 1073741824. );
@@ -471,7 +479,7 @@ int main( int argc, char **argv )
                 const int nk = paper ? 3 : 2;
                 static const char *knames[2][3] = { { "1+2 search", "3 reduce" }, { "1 sad", "2 merge", "3 reduce" } };
                 const int runs = quick ? 8 : 25;
-                float t[4][32], tt[32];
+                float t[4][32], tt[32], t2[32];
                 /* the library's path, timed for its default variant only */
                 const int xfers = !paper && vi == vdef;
                 for( int r = -3; r < runs; r++ )
@@ -491,14 +499,27 @@ int main( int argc, char **argv )
                         CHECK( cudaMemcpyAsync( h_out, d_out, out_bytes, cudaMemcpyDeviceToHost, st ) );
                         CHECK( cudaEventRecord( ev[4], st ) );
                         CHECK( cudaEventSynchronize( ev[4] ) );
+                        if( r >= 0 )
+                            CHECK( cudaEventElapsedTime( &tt[r], ev[3], ev[4] ) );
+                        /* two candidates per partition (cuda_me.h i_cands 2):
+                         * pass 1, then pass 2 around the neighbours' median */
+                        cme_launch_t l2 = l;
+                        l2.out = d_out2;
+                        l2.i_out_stride = 2 * parts;
+                        CHECK( cudaEventRecord( ev[3], st ) );
+                        CHECK( cme_cuda_search( &l2, st ) );
+                        CHECK( cme_cuda_search_pass2( &l2, d_centre2, st ) );
+                        CHECK( cudaEventRecord( ev[4], st ) );
+                        CHECK( cudaEventSynchronize( ev[4] ) );
+                        if( r >= 0 )
+                            CHECK( cudaEventElapsedTime( &t2[r], ev[3], ev[4] ) );
                     }
                     if( r < 0 )
                         continue;
                     for( int k = 0; k < nk; k++ )
                         CHECK( cudaEventElapsedTime( &t[k][r], ev[k], ev[k+1] ) );
                     CHECK( cudaEventElapsedTime( &t[3][r], ev[0], ev[nk] ) );
-                    if( xfers )
-                        CHECK( cudaEventElapsedTime( &tt[r], ev[3], ev[4] ) );
+
                 }
                 char vname[32];
                 if( paper )
@@ -529,6 +550,12 @@ int main( int argc, char **argv )
                     if( csv )
                         fprintf( csv, "%s,%d,%d,%d,%d,%s,%s,%.5f,%.5f,%.0f,,\n", sizes[si].name, w, h, range, parts, vname,
                                  "total+transfers", s.med, s.min, absdiffs );
+                    s = stat_of( t2, runs );
+                    printf( "%-6s %5d %-14s %-12s %10.4f %10.4f %10.2fx\n", sizes[si].name, range, vname, "2 cands", s.med, s.min,
+                            s.med / summ[si][ri][vi] );
+                    if( csv )
+                        fprintf( csv, "%s,%d,%d,%d,%d,%s,%s,%.5f,%.5f,%.0f,,\n", sizes[si].name, w, h, range, parts, vname,
+                                 "two candidates", s.med, s.min, absdiffs );
                 }
                 cudaFree( d_scratch );
             }
@@ -538,6 +565,8 @@ int main( int argc, char **argv )
         cudaFree( d_cur );
         cudaFree( d_ref );
         cudaFree( d_out );
+        cudaFree( d_out2 );
+        cudaFree( d_centre2 );
         cudaFreeHost( h_out );
         cudaFreeHost( h_frame );
     }

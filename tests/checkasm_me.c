@@ -299,7 +299,7 @@ START_TEST( test_kernels )
         cuda_me_result_t *want = malloc( n * sizeof(*want) ), *got = malloc( n * sizeof(*got) );
         ck_assert( want && got );
         cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, c->thread,
-                      mvc, centre, np, want );
+                      mvc, centre, np, 1, want );
         /* the default variant of the mainline kernel, every variant, then
          * the paper's kernels */
         for( int v = -1; ; v++ )
@@ -326,6 +326,122 @@ START_TEST( test_kernels )
         free( want );
         free( got );
     }
+    free( centre );
+    tframe_free( &cur );
+    tframe_free( &ref );
+}
+END_TEST
+
+/* Two candidates (cuda_me.h, i_cands 2): pass 1, then cme_cuda_search_pass2
+ * (pass2_kernel, the search at range 16 with the re-centred costs) into the
+ * second half of every macroblock's results, against cme_search_c.  Every
+ * output between canaries; the scratch is the larger of the two ranges'. */
+static const int pass2_gcases[] = { 0, 2, 4, 6, 7, 9, 11, 12, 15, 18, 19, 21, 22, 24, 25, 27, 28, 30, 31, 33, 34, 38, 40, 41 };
+
+START_TEST( test_kernels_pass2 )
+{
+    const int ci = pass2_gcases[_i];
+    ck_assert( ci < (int)(sizeof(gcases)/sizeof(*gcases)) );
+    const gcase_t *c = &gcases[ci];
+    char name[160];
+    snprintf( name, sizeof(name), "pass 2 kernels, case %d (%dx%d %s range %d mv_range %d mv_range_thread %d%s)", ci,
+              c->w, c->h, c->clip ? c->clip : "synthetic", c->range, c->mv_range, c->thread,
+              c->spread >= 0 ? ", centres" : "" );
+    if( !have_gpu( name ) )
+        return;
+    const int san = getenv( "CUDA_ME_SANITIZE" ) ? atoi( getenv( "CUDA_ME_SANITIZE" ) ) : 0;
+    if( san && (size_t)c->w * c->h * (2*c->range + 1) * (2*c->range + 1) > ((size_t)1 << (san > 1 ? 24 : 30)) )
+    {
+        printf( "--- %s: too big to run under compute-sanitizer (CUDA_ME_SANITIZE=1)\n", name );
+        return;
+    }
+    tframe_t cur, ref;
+    if( load_case( c, ci, &cur, &ref ) )
+        return;
+    const int mb_w = cur.w / 16, mb_h = cur.h / 16, mb_count = mb_w * mb_h;
+    uint16_t mv_cost[MV_COST_SIZE];
+    test_mv_cost_qp( mv_cost, c->range, c->cost == 2 ? 51 : c->spread > 0 ? 30 : 12 );
+    uint32_t mrng = test_seed() + 17 * ci;
+    if( c->cost == 3 )
+        for( int i = 0; i <= 4*c->range; i++ )
+            mv_cost[i] = (uint16_t)(65535 - test_rand( &mrng ) % 4);
+    const uint16_t *mvc = c->cost ? mv_cost : NULL;
+    uint32_t crng = test_seed() + 31 * ci;
+    int16_t *centre = test_centres( mb_count, c->spread, &crng );
+    const int pitch = (cur.w + 2*CME_PAD + 127) & ~127;
+    const size_t plane = (size_t)pitch * (cur.h + 2*CME_PAD);
+    uint8_t *d_cur, *d_ref;
+    uint16_t *d_cost = NULL;
+    int16_t *d_centre = NULL;
+    CU( cudaMalloc( (void**)&d_cur, plane ) );
+    CU( cudaMalloc( (void**)&d_ref, plane ) );
+    CU( cudaMemcpy2D( d_cur, pitch, cur.buf, cur.stride, cur.w + 2*CME_PAD, cur.h + 2*CME_PAD, cudaMemcpyHostToDevice ) );
+    CU( cudaMemcpy2D( d_ref, pitch, ref.buf, ref.stride, ref.w + 2*CME_PAD, ref.h + 2*CME_PAD, cudaMemcpyHostToDevice ) );
+    if( mvc )
+    {
+        CU( cudaMalloc( (void**)&d_cost, (4*c->range + 1) * sizeof(uint16_t) ) );
+        CU( cudaMemcpy( d_cost, mvc, (4*c->range + 1) * sizeof(uint16_t), cudaMemcpyHostToDevice ) );
+    }
+    if( centre )
+    {
+        CU( cudaMalloc( (void**)&d_centre, (size_t)mb_count * 4 ) );
+        CU( cudaMemcpy( d_centre, centre, (size_t)mb_count * 4, cudaMemcpyHostToDevice ) );
+    }
+    static const int parts[2] = { CUDA_ME_NPART, CUDA_ME_NPART_8x8 };
+    for( int pi = 0; pi < 2; pi++ )
+    {
+        const int np = parts[pi];
+        const size_t count = (size_t)mb_count * 2 * np, n = count * sizeof(cuda_me_result_t);
+        size_t s1 = cme_cuda_scratch_size( mb_w, mb_h, c->range, c->mv_range, c->thread, np );
+        size_t s2 = cme_cuda_scratch_size( mb_w, mb_h, cme_pass2_range( c->range ), c->mv_range, c->thread, np );
+        const size_t scratch = s1 > s2 ? s1 : s2;
+        ck_assert_msg( s1 && s2, "%s: scratch sizes %zu, %zu", name, s1, s2 );
+        uint8_t *d_out = dev_guarded_alloc( n );
+        uint8_t *d_scratch = dev_guarded_alloc( scratch );
+        uint8_t *d_centre2 = dev_guarded_alloc( (size_t)mb_count * 4 );
+        cme_launch_t l;
+        memset( &l, 0, sizeof(l) );
+        l.cur = d_cur + CME_PAD * pitch + CME_PAD;
+        l.ref = d_ref + CME_PAD * pitch + CME_PAD;
+        l.i_pitch = pitch;
+        l.i_mb_width = mb_w;
+        l.i_mb_height = mb_h;
+        l.i_range = c->range;
+        l.i_mv_range = c->mv_range;
+        l.i_mv_range_thread = c->thread;
+        l.i_parts = np;
+        l.mv_cost = d_cost;
+        l.centre = d_centre;
+        l.blk_keys = (uint64_t*)(d_scratch + GUARD);
+        l.out = (cuda_me_result_t*)(d_out + GUARD);
+        l.i_out_stride = 2 * np;
+        l.i_variant = -1;
+        CU( cme_cuda_search( &l, 0 ) );
+        CU( cme_cuda_search_pass2( &l, (int16_t*)(d_centre2 + GUARD), 0 ) );
+        CU( cudaDeviceSynchronize() );
+        char what[220];
+        snprintf( what, sizeof(what), "%s, %d parts", name, np );
+        uint8_t *h_out = dev_guarded_fetch( what, "results", d_out, n );
+        free( dev_guarded_fetch( what, "scratch", d_scratch, scratch ) );
+        free( dev_guarded_fetch( what, "pass-2 centres", d_centre2, (size_t)mb_count * 4 ) );
+        const cuda_me_result_t *got = (const cuda_me_result_t*)(h_out + GUARD);
+        ck_assert_msg( results_unwritten( got, count ) < 0, "%s: result %ld never written", what,
+                       results_unwritten( got, count ) );
+        cuda_me_result_t *want = malloc( n );
+        ck_assert_ptr_nonnull( want );
+        cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, c->thread,
+                      mvc, centre, np, 2, want );
+        check_results( what, want, got, mb_w, mb_h, 2 * np );
+        free( want );
+        free( h_out );
+        cudaFree( d_out );
+        cudaFree( d_scratch );
+        cudaFree( d_centre2 );
+    }
+    cudaFree( d_cur );
+    cudaFree( d_ref );
+    cudaFree( d_cost );
+    cudaFree( d_centre );
     free( centre );
     tframe_free( &cur );
     tframe_free( &ref );
@@ -525,7 +641,7 @@ static void sp_jobs_make( const tframe_t *cur, const uint8_t *const plane[4], in
     ck_assert_ptr_nonnull( fs );
     uint16_t fpel_cost[MV_COST_SIZE];
     test_mv_cost_qp( fpel_cost, 8, 26 );
-    cme_search_c( cur->p, cur->stride, plane[0], stride, mb_w, mb_h, 8, 512, 0, fpel_cost, NULL, CUDA_ME_NPART, fs );
+    cme_search_c( cur->p, cur->stride, plane[0], stride, mb_w, mb_h, 8, 512, 0, fpel_cost, NULL, CUDA_ME_NPART, 1, fs );
     for( int k = 0; k < n; k++ )
     {
         cme_subpel_job_t *j = &job[k];
@@ -780,13 +896,15 @@ END_TEST
 /* The whole library path (put, submit, get, done, release) with many frames
  * in flight and several references per frame: CUDA and C give the same,
  * without and with x264's frame-thread MV limit. */
-static const int backend_threads[] = { 0, 24, 72 };
+static const struct { int thread, cands; } backend_cases[] = { { 0, 1 }, { 24, 1 }, { 72, 1 }, { 0, 2 }, { 24, 2 } };
+#define BACKEND_CANDS2 3   /* the cases from here on have two candidates: test case pass2 */
 
 START_TEST( test_backend_equal )
 {
-    const int thread = backend_threads[_i];
-    char name[64];
-    snprintf( name, sizeof(name), "backend CUDA == C (mv_range_thread %d)", thread );
+    const int thread = backend_cases[_i].thread, cands = backend_cases[_i].cands;
+    char name[80];
+    snprintf( name, sizeof(name), "backend CUDA == C (mv_range_thread %d, %d candidate%s)", thread, cands,
+              cands > 1 ? "s" : "" );
     if( !have_gpu( name ) )
         return;
     char path[512];
@@ -814,6 +932,7 @@ START_TEST( test_backend_equal )
     p.i_mv_range = 512;
     p.i_mv_range_thread = thread;
     p.i_parts = CUDA_ME_NPART;
+    p.i_cands = cands;
     p.mv_cost = cost;
     cuda_me_t *h[2];
     p.i_backend = CUDA_ME_BACKEND_CUDA;
@@ -838,9 +957,9 @@ START_TEST( test_backend_equal )
             {
                 const cuda_me_result_t *a = F.get( h[0], i, i - r ), *b = F.get( h[1], i, i - r );
                 char what[128];
-                snprintf( what, sizeof(what), "backends, mv_range_thread %d, frame %d ref %d (CUDA error %d, C error %d)",
-                          thread, i, i - r, F.error( h[0] ), F.error( h[1] ) );
-                check_results( what, b, a, p.i_width / 16, p.i_height / 16, p.i_parts );
+                snprintf( what, sizeof(what), "backends, mv_range_thread %d, %d cands, frame %d ref %d (CUDA error %d, C error %d)",
+                          thread, cands, i, i - r, F.error( h[0] ), F.error( h[1] ) );
+                check_results( what, b, a, p.i_width / 16, p.i_height / 16, cands * p.i_parts );
                 jobs++;
             }
     cuda_me_stats_t s;
@@ -965,10 +1084,10 @@ START_TEST( test_mv_range_thread_api )
             ck_assert_msg( got != NULL, "mv_range_thread %d: no results (error %d)", t, F.error( h ) );
             if( k )   /* frame 0 in frame 1, the job's centres and costs */
                 cme_search_c( ref.p, ref.stride, cur.p, cur.stride, mb_w, mb_h, p.i_range, p.i_mv_range, t,
-                              cost, centre, p.i_parts, want );
+                              cost, centre, p.i_parts, 1, want );
             else
                 cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, p.i_range, p.i_mv_range, t,
-                              NULL, NULL, p.i_parts, want );
+                              NULL, NULL, p.i_parts, 1, want );
             char what[96];
             snprintf( what, sizeof(what), "C backend, mv_range_thread %d, %s", t, k ? "centres" : "no centres" );
             check_results( what, want, got, mb_w, mb_h, p.i_parts );
@@ -1018,10 +1137,10 @@ START_TEST( test_mv_range_thread_api )
             ck_assert_msg( got != NULL, "job limits: no results (error %d)", F.error( h ) );
             if( k )
                 cme_search_c( ref.p, ref.stride, cur.p, cur.stride, mb_w, mb_h, p.i_range, p.i_mv_range, 8,
-                              cost, centre, p.i_parts, want );
+                              cost, centre, p.i_parts, 1, want );
             else
                 cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, p.i_range, p.i_mv_range, 24,
-                              NULL, NULL, p.i_parts, want );
+                              NULL, NULL, p.i_parts, 1, want );
             char what[96];
             snprintf( what, sizeof(what), "C backend, open mv_range_thread %d, job's %d", opened[o], k ? 8 : 24 );
             check_results( what, want, got, mb_w, mb_h, p.i_parts );
@@ -1171,12 +1290,20 @@ Suite *checkasm_suite( void )
 #if HAVE_CUDA
     tcase_add_loop_test( tc, test_kernels, 0, sizeof(gcases)/sizeof(*gcases) );
 #endif
-    tcase_add_loop_test( tc, test_backend_equal, 0, sizeof(backend_threads)/sizeof(*backend_threads) );
+    tcase_add_loop_test( tc, test_backend_equal, 0, BACKEND_CANDS2 );
     tcase_add_test( tc, test_mv_range_thread_api );
     tcase_add_test( tc, test_cuda_open_or_why );
     tcase_add_test( tc, test_cuda_device_choice );
     tcase_add_loop_test( tc, test_cuda_faults, 0, sizeof(gpu_faults)/sizeof(*gpu_faults) );
     suite_add_tcase( s, tc );
+#if HAVE_CUDA
+    /* pass 2 of two candidates on its own (CK_RUN_CASE=pass2) */
+    tc = tcase_create( "pass2" );
+    tcase_set_timeout( tc, 900 );
+    tcase_add_loop_test( tc, test_kernels_pass2, 0, sizeof(pass2_gcases)/sizeof(*pass2_gcases) );
+    tcase_add_loop_test( tc, test_backend_equal, BACKEND_CANDS2, sizeof(backend_cases)/sizeof(*backend_cases) );
+    suite_add_tcase( s, tc );
+#endif
 #if HAVE_CUDA
     /* the sub-pel kernels alone: CK_RUN_SUITE=gpu CK_RUN_CASE=subpel */
     tc = tcase_create( "subpel" );

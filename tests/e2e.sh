@@ -49,6 +49,10 @@ odd foreman_346x282.y4m --threads 2 --gpu-me-range 48
 veryslow bus_qcif.y4m --preset veryslow --threads 4
 ultrafast carphone_qcif.y4m --preset ultrafast --threads 4 --merange 128
 EOF
+    # every encode above: two GPU candidates (the default); one, as before
+    X264_GPU_ME_CANDS=1 check cands1.cuda foreman_cif.y4m --gpu-me --gpu-me-backend cuda --threads 4 --gpu-me-range 24 &&
+    X264_GPU_ME_CANDS=1 check cands1.c foreman_cif.y4m --gpu-me --gpu-me-backend c --threads 4 --gpu-me-range 24 &&
+    same cands1.cuda cands1.c "one candidate (X264_GPU_ME_CANDS=1): cuda and c streams identical"
 else
     echo "--- stock x264 $("$STOCK" --version | head -1) == patched x264 without --gpu-me"
     i=0
@@ -174,6 +178,18 @@ EOF
         fail "--mvrange-thread 24 with --gpu-me-range 32: expected limit 24 for every frame"; grep gpu-me "$W/mvrtfix.log"
     fi
     same threads4 threads4b "deterministic: the same encode twice gives the same bytes"
+    # two GPU candidates per partition (the default), against one
+    X264_GPU_ME_CANDS=1 check cands1 foreman_cif.y4m $C --threads 4 --merange 24 --gpu-me-stats
+    if grep -q "C reference; .*, 2 candidates, " "$W/threads4.log" && grep -q "C reference; .*, 1 candidate, " "$W/cands1.log"; then
+        pass "two GPU candidates by default, one with X264_GPU_ME_CANDS=1"
+    else
+        fail "expected 2 candidates by default and 1 with X264_GPU_ME_CANDS=1"; grep -h "gpu-me: C" "$W/threads4.log" "$W/cands1.log"
+    fi
+    if cmp -s "$W/threads4.264" "$W/cands1.264"; then
+        fail "the second GPU candidate does not change the encode"
+    else
+        pass "the second GPU candidate changes the encode ($(stat -c %s "$W/threads4.264") vs $(stat -c %s "$W/cands1.264") bytes)"
+    fi
     if cmp -s "$W/pyramid.264" "$W/plainpyr.264"; then
         fail "the GPU vectors do not change the encode"
     else

@@ -51,7 +51,7 @@ static const cuda_me_result_t *search_c( guarded_t *g, const tframe_t *cur, cons
 {
     const int mb_w = cur->w / 16, mb_h = cur->h / 16;
     ck_assert( !guarded_alloc( g, (size_t)mb_w * mb_h * parts ) );
-    cme_search_c( cur->p, cur->stride, ref->p, ref->stride, mb_w, mb_h, range, mv_range, 0, mv_cost, centre, parts, g->r );
+    cme_search_c( cur->p, cur->stride, ref->p, ref->stride, mb_w, mb_h, range, mv_range, 0, mv_cost, centre, parts, 1, g->r );
     char what[96];
     snprintf( what, sizeof(what), "cme_search_c (%dx%d, range %d, mv_range %d, %d parts)", cur->w, cur->h, range, mv_range, parts );
     check_guards( g, what );
@@ -315,6 +315,106 @@ START_TEST( test_cref_real )
 }
 END_TEST
 
+/* Two candidates: the C reference's pass 2 against the oracle (its
+ * centres from tests' own loops, its window and costs searched by
+ * oracle_mb with the re-centred sub-table), and its pass 1 against the
+ * search with one candidate (layout: [mb][pass][parts]). */
+static const cref_case_t pass2_cases[] =
+{
+    {  16,  16, PAT_RANDOM,   8,  512, 41, 1, -1 },   /* one macroblock: pass 1's centre */
+    {  16,  64, PAT_RANDOM,  12,  512,  9, 1, 10 },   /* one column */
+    {  64,  16, PAT_RANDOM,  20,  512,  9, 1, 10 },   /* one row */
+    {  80,  64, PAT_RANDOM,  24,  512, 41, 1, -1 },   /* range > 16: sub-table */
+    {  80,  64, PAT_RANDOM,  24,  512, 41, 1, 30 },
+    {  80,  64, PAT_SHIFTED, 16,  512, 41, 1, 12 },
+    {  96,  64, PAT_RANDOM,  10,  512,  9, 1, 40 },   /* range < 16: pass 2 at range */
+    {  96,  64, PAT_RANDOM,  40,   48,  9, 1, 60 },   /* mv_range clips centres and windows */
+    {  64,  48, PAT_FLAT,    32,  512, 41, 1, 20 },   /* ties */
+    {  64,  48, PAT_RANDOM,  20,  512,  9, 0, 20 },   /* pure SAD */
+};
+
+static void check_pass2( const char *name, const tframe_t *cur, const tframe_t *ref, int range, int mv_range,
+                         const uint16_t *mvc, const int16_t *centre, int parts, const int (*mbs)[2], int n_mbs )
+{
+    const int mb_w = cur->w / 16, mb_h = cur->h / 16, mb_count = mb_w * mb_h;
+    guarded_t g, one, o;
+    ck_assert( !guarded_alloc( &g, (size_t)mb_count * 2 * parts ) );
+    cme_search_c( cur->p, cur->stride, ref->p, ref->stride, mb_w, mb_h, range, mv_range, 0, mvc, centre, parts, 2, g.r );
+    check_guards( &g, name );
+    search_c( &one, cur, ref, range, mv_range, mvc, centre, parts );
+    /* pass 1: the oracle's 16x16 of every macroblock, its centres */
+    cuda_me_result_t *p1 = malloc( mb_count * sizeof(*p1) );
+    int16_t *c2 = malloc( mb_count * 4 );
+    ck_assert( p1 && c2 );
+    for( int y = 0; y < mb_h; y++ )
+        for( int x = 0; x < mb_w; x++ )
+            oracle_mb( cur, ref, x, y, range, mv_range, mvc, centre, 1, p1 + y * mb_w + x );
+    oracle_pass2_centres( cur, p1, 1, mv_range, centre, c2 );
+    const int r2 = range < 16 ? range : 16;
+    const uint16_t *cost2 = mvc ? mvc + 2*range - 2*r2 : NULL;
+    ck_assert( !guarded_alloc( &o, parts ) );
+    for( int i = 0; i < (mbs ? n_mbs : mb_count); i++ )
+    {
+        const int x = mbs ? mbs[i][0] : i % mb_w, y = mbs ? mbs[i][1] : i / mb_w, mb = y * mb_w + x;
+        char what[160];
+        snprintf( what, sizeof(what), "%s: mb (%d,%d) pass 1", name, x, y );
+        expect_results( what, one.r + (size_t)mb * parts, g.r + (size_t)mb * 2 * parts, 1, 1, parts );
+        ck_assert_msg( p1[mb].mv[0] == one.r[(size_t)mb * parts].mv[0] && p1[mb].mv[1] == one.r[(size_t)mb * parts].mv[1] &&
+                       p1[mb].cost == one.r[(size_t)mb * parts].cost, "%s: oracle's 16x16 differs", what );
+        snprintf( what, sizeof(what), "%s: mb (%d,%d) pass 2 (centre %d,%d)", name, x, y, c2[2*mb], c2[2*mb+1] );
+        guarded_reset( &o );
+        oracle_mb( cur, ref, x, y, r2, mv_range, cost2, c2, parts, o.r );
+        check_guards( &o, what );
+        expect_results( what, o.r, g.r + (size_t)mb * 2 * parts + parts, 1, 1, parts );
+    }
+    free( p1 );
+    free( c2 );
+    guarded_free( &g );
+    guarded_free( &one );
+    guarded_free( &o );
+}
+
+START_TEST( test_cref_pass2 )
+{
+    const cref_case_t *c = &pass2_cases[_i];
+    uint32_t rng = test_seed() + 91 * _i;
+    tframe_t cur, ref;
+    make_pair( c, &rng, &cur, &ref );
+    const int mb_w = cur.w / 16, mb_h = cur.h / 16;
+    uint16_t mv_cost[MV_COST_SIZE];
+    test_mv_cost_qp( mv_cost, c->range, c->spread > 0 ? 30 : 12 );
+    int16_t *centre = test_centres( mb_w * mb_h, c->spread, &rng );
+    char name[96];
+    snprintf( name, sizeof(name), "pass 2 case %d (%dx%d range %d parts %d)", _i, c->w, c->h, c->range, c->parts );
+    check_pass2( name, &cur, &ref, c->range, c->mv_range, c->cost ? mv_cost : NULL, centre, c->parts, NULL, 0 );
+    free( centre );
+    tframe_free( &cur );
+    tframe_free( &ref );
+}
+END_TEST
+
+START_TEST( test_cref_pass2_real )
+{
+    /* foreman CIF, range 24 (pass 2 at 16 with the sub-table), window
+     * centres: a band of macroblocks on every edge and inside */
+    char path[512];
+    snprintf( path, sizeof(path), "%s/foreman_cif.y4m", test_data_dir() );
+    tframe_t cur, ref;
+    if( tframe_read_y4m( &ref, path, 4 ) || tframe_read_y4m( &cur, path, 6 ) )
+        ck_abort_msg( "cannot read %s (run tests/run.sh, which decodes the clips)", path );
+    uint32_t rng = test_seed() + 5;
+    const int range = 24;
+    uint16_t mv_cost[MV_COST_SIZE];
+    test_mv_cost_qp( mv_cost, range, 26 );
+    int16_t *centre = test_centres( (cur.w / 16) * (cur.h / 16), 8, &rng );
+    static const int mbs[][2] = { {0,0}, {1,0}, {21,0}, {0,1}, {10,9}, {21,9}, {20,10}, {0,17}, {11,17}, {21,17} };
+    check_pass2( "pass 2, real frames", &cur, &ref, range, 512, mv_cost, centre, 41, mbs, sizeof(mbs)/sizeof(*mbs) );
+    free( centre );
+    tframe_free( &cur );
+    tframe_free( &ref );
+}
+END_TEST
+
 /* ---------------------------------------------------------------- api */
 
 /* Parameters of the API tests: all 41 partitions, x264's MV costs at QP 12
@@ -464,6 +564,68 @@ START_TEST( test_api_job_params )
     guarded_free( &plain );
     free( centre );
     fixture_close( &x );
+}
+END_TEST
+
+START_TEST( test_api_cands )
+{
+    /* i_cands 2: [mb][pass][parts], with the job's centres, costs and
+     * frame-thread limit; 0 and 1 give one candidate; others refused */
+    uint32_t rng = test_seed() + 23;
+    cuda_me_param_t p = api_param( 96, 64, 20, CUDA_ME_BACKEND_C );
+    p.pf_log = quiet_log;
+    for( int bad = -1; bad <= 3; bad += 4 )
+    {
+        p.i_cands = bad;
+        int err = 0;
+        ck_assert_msg( !F.open( &p, &err ) && err == CUDA_ME_EINVAL, "i_cands %d accepted", bad );
+    }
+    p.pf_log = NULL;
+    p.i_cands = 2;
+    p.i_mv_range_thread = 40;
+    fixture_t x;
+    fixture_open( &x, &p, 2, 0, &rng, 11, -6 );
+    cuda_me_t *h = x.h;
+    const int mb_w = 6, mb_h = 4, n = mb_w * mb_h * 41;
+    int16_t *centre = test_centres( mb_w * mb_h, 30, &rng );
+    uint16_t cost[MV_COST_SIZE];
+    test_mv_cost_qp( cost, 20, 30 );
+    cuda_me_job_t job = { .centre = centre, .mv_cost = cost, .i_mv_range_thread = 24 };
+    ck_assert_int_eq( F.submit( h, 1, 0, &job ), 0 );
+    ck_assert_int_eq( F.submit( h, 0, 1, NULL ), 0 );
+    cuda_me_result_t *want = malloc( 2 * n * sizeof(*want) ), *one = malloc( n * sizeof(*one) );
+    ck_assert( want && one );
+    const tframe_t *f = x.f;
+    cme_search_c( f[1].p, f[1].stride, f[0].p, f[0].stride, mb_w, mb_h, 20, 512, 24, cost, centre, 41, 2, want );
+    cme_search_c( f[1].p, f[1].stride, f[0].p, f[0].stride, mb_w, mb_h, 20, 512, 24, cost, centre, 41, 1, one );
+    memset( centre, 0, mb_w * mb_h * 4 );
+    memset( cost, 0, sizeof(cost) );
+    const cuda_me_result_t *got = get_ok( h, 1, 0 );
+    expect_results( "two candidates, the job's centres, costs and limit", want, got, mb_w, mb_h, 2 * 41 );
+    int differ = 0;
+    for( int mb = 0; mb < mb_w * mb_h; mb++ )
+    {
+        expect_results( "two candidates: pass 1", one + mb * 41, got + mb * 82, 1, 1, 41 );
+        differ += memcmp( got + mb * 82, got + mb * 82 + 41, 41 * sizeof(*got) ) != 0;
+        for( int q = 0; q < 82; q++ )
+            ck_assert_msg( got[mb * 82 + q].mv[1] <= 24 - 6, "mb %d result %d: below the job's limit", mb, q );
+    }
+    ck_assert_msg( differ, "pass 2 equals pass 1 everywhere" );
+    cme_search_c( f[0].p, f[0].stride, f[1].p, f[1].stride, mb_w, mb_h, 20, 512, 40, p.mv_cost, NULL, 41, 2, want );
+    expect_results( "two candidates, open()'s costs and limit", want, get_ok( h, 0, 1 ), mb_w, mb_h, 2 * 41 );
+    fixture_close( &x );
+
+    /* i_cands 0: one candidate, as 1 */
+    p.i_cands = 0;
+    p.i_mv_range_thread = 0;
+    fixture_open( &x, &p, 2, 0, &rng, 3, 2 );
+    ck_assert_int_eq( F.submit( x.h, 1, 0, NULL ), 0 );
+    cme_search_c( x.f[1].p, x.f[1].stride, x.f[0].p, x.f[0].stride, mb_w, mb_h, 20, 512, 0, p.mv_cost, NULL, 41, 1, one );
+    expect_results( "i_cands 0", one, get_ok( x.h, 1, 0 ), mb_w, mb_h, 41 );
+    fixture_close( &x );
+    free( want );
+    free( one );
+    free( centre );
 }
 END_TEST
 
@@ -1030,10 +1192,13 @@ static Suite *cuda_me_suite( void )
     tc = add_tcase( s, "cref", 600 );
     tcase_add_loop_test( tc, test_cref_oracle, 0, sizeof(cref_cases)/sizeof(*cref_cases) );
     tcase_add_test( tc, test_cref_real );
+    tcase_add_loop_test( tc, test_cref_pass2, 0, sizeof(pass2_cases)/sizeof(*pass2_cases) );
+    tcase_add_test( tc, test_cref_pass2_real );
 
     tc = add_tcase( s, "api", 120 );
     tcase_add_test( tc, test_api_lifecycle );
     tcase_add_test( tc, test_api_job_params );
+    tcase_add_test( tc, test_api_cands );
     tcase_add_test( tc, test_api_bad_params );
     tcase_add_test( tc, test_api_steady_memory );
     tcase_add_test( tc, test_api_threads );

@@ -398,7 +398,7 @@ static int refine_check( const char *what, const tframe_t *cur, planes_t *ref, u
         fs = malloc( sizeof(*fs) * mb_w * mb_h * CUDA_ME_NPART );
         test_mv_cost_qp( fpel_cost, range, 26 );
         cme_search_c( cur->p, cur->stride, ref->plane[0], ref->f[0].stride, mb_w, mb_h, range, 512, 0,
-                      fpel_cost, NULL, CUDA_ME_NPART, fs );
+                      fpel_cost, NULL, CUDA_ME_NPART, 1, fs );
     }
     int moved = 0;
     for( int k = 0; k < n; k++ )

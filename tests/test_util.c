@@ -210,6 +210,47 @@ void oracle_mb( const tframe_t *cur, const tframe_t *ref, int mb_x, int mb_y, in
     }
 }
 
+void oracle_pass2_centres( const tframe_t *cur, const cuda_me_result_t *pass1, int stride, int mv_range,
+                           const int16_t *centre, int16_t *centre2 )
+{
+    const int mb_w = cur->w / 16, mb_h = cur->h / 16;
+    for( int y = 0; y < mb_h; y++ )
+        for( int x = 0; x < mb_w; x++ )
+        {
+            /* neighbours left, top, top-right (top-left in the last column) */
+            int nx[3], ny[3], n = 0;
+            if( x > 0 ) { nx[n] = x - 1; ny[n++] = y; }
+            if( y > 0 ) { nx[n] = x; ny[n++] = y - 1; }
+            if( y > 0 && x < mb_w - 1 ) { nx[n] = x + 1; ny[n++] = y - 1; }
+            if( y > 0 && x == mb_w - 1 && x > 0 ) { nx[n] = x - 1; ny[n++] = y - 1; }
+            int16_t *c2 = centre2 + 2 * (y * mb_w + x);
+            for( int k = 0; k < 2; k++ )
+            {
+                int v[3];
+                for( int i = 0; i < n; i++ )
+                    v[i] = pass1[(size_t)(ny[i] * mb_w + nx[i]) * stride].mv[k];
+                if( n == 3 )
+                {
+                    /* the middle one of the three, by sorting */
+                    for( int i = 0; i < 2; i++ )
+                        for( int j = 0; j < 2 - i; j++ )
+                            if( v[j] > v[j+1] ) { int t = v[j]; v[j] = v[j+1]; v[j+1] = t; }
+                    c2[k] = v[1];
+                }
+                else if( n )
+                    c2[k] = v[0];
+                else
+                {
+                    /* pass 1's centre, clipped */
+                    const int16_t *c = centre ? centre + 2 * (y * mb_w + x) : NULL;
+                    int lo, hi, cc;
+                    axis( k ? y : x, k ? mb_h : mb_w, 4, mv_range, c ? c[k] : 0, &lo, &hi, &cc );
+                    c2[k] = cc;
+                }
+            }
+        }
+}
+
 void test_mv_cost_qp( uint16_t *cost, int range, int qp )
 {
     /* x264's init_costs(), full-pel samples; lambda = x264_lambda_tab[qp] */
