@@ -196,10 +196,23 @@ EOF
         pass "the GPU vectors change the encode ($(stat -c %s "$W/pyramid.264") vs $(stat -c %s "$W/plainpyr.264") bytes)"
     fi
     if grep -q "gpu-me: frames [0-9]*, pairs searched [1-9]" "$W/pyramid.log" &&
-       grep -q "gpu-me: open [0-9.]* ms (x264 waited [0-9.]* ms for it), close [0-9.]* ms" "$W/pyramid.log"; then
+       grep -q "gpu-me: open [0-9.]* ms (x264 waited [0-9.]* ms for it; frames 0\.\.[0-9]*, the warm-up, x264's own), close [0-9.]* ms" "$W/pyramid.log"; then
         pass "--gpu-me-stats: $(grep -h 'pairs searched' "$W/pyramid.log" | sed 's/.*gpu-me: //')"
     else
         fail "--gpu-me-stats printed nothing"
+    fi
+    # the warm-up: the first threads + bframes + 1 frames (here 4 + 3 + 1,
+    # rounded up to a minigop) are x264's own while the device opens; the
+    # references among them are searched against once it is open
+    check warmup foreman_cif.y4m $C --threads 4 --bframes 3 --frames 24 --gpu-me-stats --log-level debug
+    end=$(sed -n 's/.*frames 0\.\.\([0-9]*\), the warm-up.*/\1/p' "$W/warmup.log")
+    first=$(sed -n 's/.*gpu-me: search frame \([0-9]*\) in frame [0-9]*$/\1/p' "$W/warmup.log" | sort -n | head -1)
+    warmref=$(sed -n 's/.*gpu-me: search frame [0-9]* in frame \([0-9]*\)$/\1/p' "$W/warmup.log" | sort -n | head -1)
+    if [ "$rc" = 0 ] && [ -n "$end" ] && [ "$end" -ge 7 ] && [ -n "$first" ] && [ "$first" -gt "$end" ] &&
+       [ -n "$warmref" ] && [ "$warmref" -le "$end" ]; then
+        pass "warm-up: frames 0..$end x264's own; the first GPU search is of frame $first, against frame $warmref from the warm-up"
+    else
+        fail "warm-up: expected frames 0..N (N >= 7) unsearched and searches against them after (exit $rc, end '$end', first '$first', ref '$warmref')"
     fi
 fi
 
