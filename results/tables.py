@@ -386,8 +386,10 @@ def table2_md(rows, runs):
     keys = sorted({(r['clip'], r['res'], r['preset']) for r in rows},
                   key=lambda k: sort_key((k[0], k[1], k[2], '0')))
     ths = sorted({r['threads'] for r in rows}, key=lambda t: -int(t))
-    cfg = [c for c in ('gpu', 'gpu_r64', 'gpu_repl64', 'gpu_cand64', 'esa64') if any(r['config'] == c for r in rows)]
-    out.append('| clip | preset | ' + ' | '.join('%s, %s thr' % (NAMES[c], t) for t in ths for c in cfg) + ' |')
+    # every configuration but the anchors, in ORDER, then the others (gpu_rN, CONFIG@BINARY) as named
+    present = {r['config'] for r in rows} - {'stock', 'stock_mvt64'}
+    cfg = sorted(present, key=lambda c: (ORDER.index(c) if c in ORDER else len(ORDER), c))
+    out.append('| clip | preset | ' + ' | '.join('%s, %s thr' % (cname(c), t) for t in ths for c in cfg) + ' |')
     out.append('|---|---|' + '---|' * (len(ths) * len(cfg)))
     for k in keys:
         cells = []
