@@ -263,34 +263,48 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
     cudaFree( d_centre );
 }
 
-START_TEST( test_kernels )
+/* The set-up both kernel tests share: case ci's name (prefix what), whether
+ * it runs (a GPU; small enough under compute-sanitizer), its frames, its MV
+ * cost table (mv_cost, MV_COST_SIZE entries; *mvc NULL without costs) and
+ * its window centres (free them).  Returns 0 when the case runs. */
+static int gcase_setup( const gcase_t *c, int ci, const char *what, char *name, size_t name_size,
+                        tframe_t *cur, tframe_t *ref, uint16_t *mv_cost, const uint16_t **mvc, int16_t **centre )
 {
-    const gcase_t *c = &gcases[_i];
-    char name[128];
-    snprintf( name, sizeof(name), "kernels case %d (%dx%d %s range %d mv_range %d mv_range_thread %d%s)", _i, c->w, c->h,
+    snprintf( name, name_size, "%s, case %d (%dx%d %s range %d mv_range %d mv_range_thread %d%s)", what, ci, c->w, c->h,
               c->clip ? c->clip : "synthetic", c->range, c->mv_range, c->thread, c->spread >= 0 ? ", centres" : "" );
     if( !have_gpu( name ) )
-        return;
+        return -1;
     /* under compute-sanitizer: only the small cases (racecheck: the smallest) */
     const int san = getenv( "CUDA_ME_SANITIZE" ) ? atoi( getenv( "CUDA_ME_SANITIZE" ) ) : 0;
     if( san && (size_t)c->w * c->h * (2*c->range + 1) * (2*c->range + 1) > ((size_t)1 << (san > 1 ? 24 : 30)) )
     {
         printf( "--- %s: too big to run under compute-sanitizer (CUDA_ME_SANITIZE=1)\n", name );
-        return;
+        return -1;
     }
-    tframe_t cur, ref;
-    if( load_case( c, _i, &cur, &ref ) )
-        return;
-    const int mb_w = cur.w / 16, mb_h = cur.h / 16;
-    uint16_t mv_cost[MV_COST_SIZE];
+    if( load_case( c, ci, cur, ref ) )
+        return -1;
     test_mv_cost_qp( mv_cost, c->range, c->cost == 2 ? 51 : c->spread > 0 ? 30 : 12 );
-    uint32_t mrng = test_seed() + 17 * _i;
+    uint32_t mrng = test_seed() + 17 * ci;
     if( c->cost == 3 )
         for( int i = 0; i <= 4*c->range; i++ )
             mv_cost[i] = (uint16_t)(65535 - test_rand( &mrng ) % 4);
-    const uint16_t *mvc = c->cost ? mv_cost : NULL;
-    uint32_t crng = test_seed() + 31 * _i;
-    int16_t *centre = test_centres( mb_w * mb_h, c->spread, &crng );
+    *mvc = c->cost ? mv_cost : NULL;
+    uint32_t crng = test_seed() + 31 * ci;
+    *centre = test_centres( (cur->w / 16) * (cur->h / 16), c->spread, &crng );
+    return 0;
+}
+
+START_TEST( test_kernels )
+{
+    const gcase_t *c = &gcases[_i];
+    char name[160];
+    tframe_t cur, ref;
+    uint16_t mv_cost[MV_COST_SIZE];
+    const uint16_t *mvc;
+    int16_t *centre;
+    if( gcase_setup( c, _i, "kernels", name, sizeof(name), &cur, &ref, mv_cost, &mvc, &centre ) )
+        return;
+    const int mb_w = cur.w / 16, mb_h = cur.h / 16;
     static const int parts[2] = { CUDA_ME_NPART, CUDA_ME_NPART_8x8 };
     for( int pi = 0; pi < 2; pi++ )
     {
@@ -312,7 +326,7 @@ START_TEST( test_kernels )
              * on frames where that stays small */
             if( paper && (size_t)mb_w * mb_h * (2*c->range + 1) * (2*c->range + 1) > (size_t)400 << 20 >> 5 )
                 break;
-            char what[200];
+            char what[256];
             snprintf( what, sizeof(what), "%s, %d parts, %s", name, np,
                       paper ? "paper kernels" : v < 0 ? "mainline kernel, default variant" : "mainline kernel variant" );
             if( !paper )
@@ -344,30 +358,13 @@ START_TEST( test_kernels_pass2 )
     ck_assert( ci < (int)(sizeof(gcases)/sizeof(*gcases)) );
     const gcase_t *c = &gcases[ci];
     char name[160];
-    snprintf( name, sizeof(name), "pass 2 kernels, case %d (%dx%d %s range %d mv_range %d mv_range_thread %d%s)", ci,
-              c->w, c->h, c->clip ? c->clip : "synthetic", c->range, c->mv_range, c->thread,
-              c->spread >= 0 ? ", centres" : "" );
-    if( !have_gpu( name ) )
-        return;
-    const int san = getenv( "CUDA_ME_SANITIZE" ) ? atoi( getenv( "CUDA_ME_SANITIZE" ) ) : 0;
-    if( san && (size_t)c->w * c->h * (2*c->range + 1) * (2*c->range + 1) > ((size_t)1 << (san > 1 ? 24 : 30)) )
-    {
-        printf( "--- %s: too big to run under compute-sanitizer (CUDA_ME_SANITIZE=1)\n", name );
-        return;
-    }
     tframe_t cur, ref;
-    if( load_case( c, ci, &cur, &ref ) )
+    uint16_t mv_cost[MV_COST_SIZE];
+    const uint16_t *mvc;
+    int16_t *centre;
+    if( gcase_setup( c, ci, "pass 2 kernels", name, sizeof(name), &cur, &ref, mv_cost, &mvc, &centre ) )
         return;
     const int mb_w = cur.w / 16, mb_h = cur.h / 16, mb_count = mb_w * mb_h;
-    uint16_t mv_cost[MV_COST_SIZE];
-    test_mv_cost_qp( mv_cost, c->range, c->cost == 2 ? 51 : c->spread > 0 ? 30 : 12 );
-    uint32_t mrng = test_seed() + 17 * ci;
-    if( c->cost == 3 )
-        for( int i = 0; i <= 4*c->range; i++ )
-            mv_cost[i] = (uint16_t)(65535 - test_rand( &mrng ) % 4);
-    const uint16_t *mvc = c->cost ? mv_cost : NULL;
-    uint32_t crng = test_seed() + 31 * ci;
-    int16_t *centre = test_centres( mb_count, c->spread, &crng );
     const int pitch = (cur.w + 2*CME_PAD + 127) & ~127;
     const size_t plane = (size_t)pitch * (cur.h + 2*CME_PAD);
     uint8_t *d_cur, *d_ref;
