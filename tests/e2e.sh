@@ -48,7 +48,13 @@ sliced foreman_cif.y4m --sliced-threads --threads 4
 odd foreman_346x282.y4m --threads 2 --gpu-me-range 48
 veryslow bus_qcif.y4m --preset veryslow --threads 4
 ultrafast carphone_qcif.y4m --preset ultrafast --threads 4 --merange 128
+idrwarm foreman_cif.y4m --keyint 4 --min-keyint 1 --threads 4 --gpu-me-range 16
 EOF
+    # the backend users get (auto): the device opens on its own thread during
+    # the warm-up; the same bytes as the C reference
+    check auto foreman_cif.y4m --gpu-me --gpu-me-stats --threads 4 --bframes 3 --gpu-me-range 16 &&
+    check auto.c foreman_cif.y4m --gpu-me --gpu-me-backend c --threads 4 --bframes 3 --gpu-me-range 16 &&
+    same auto auto.c "--gpu-me-backend auto (opened during the warm-up) and c: streams identical"
     # every encode above: two GPU candidates (the default); one, as before
     X264_GPU_ME_CANDS=1 check cands1.cuda foreman_cif.y4m --gpu-me --gpu-me-backend cuda --threads 4 --gpu-me-range 24 &&
     X264_GPU_ME_CANDS=1 check cands1.c foreman_cif.y4m --gpu-me --gpu-me-backend c --threads 4 --gpu-me-range 24 &&
@@ -204,6 +210,9 @@ EOF
     # the warm-up: the first threads + bframes + 1 frames (here 4 + 3 + 1,
     # rounded up to a minigop) are x264's own while the device opens; the
     # references among them are searched against once it is open
+    # an encode shorter than the warm-up; IDR frames inside it
+    check warmshort foreman_cif.y4m $C --threads 4 --frames 3 --gpu-me-range 8
+    check warmidr foreman_cif.y4m $C --threads 4 --frames 20 --keyint 4 --min-keyint 1 --gpu-me-range 8
     check warmup foreman_cif.y4m $C --threads 4 --bframes 3 --frames 24 --gpu-me-stats --log-level debug
     end=$(sed -n 's/.*frames 0\.\.\([0-9]*\), the warm-up.*/\1/p' "$W/warmup.log")
     first=$(sed -n 's/.*gpu-me: search frame \([0-9]*\) in frame [0-9]*$/\1/p' "$W/warmup.log" | sort -n | head -1)
