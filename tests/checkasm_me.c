@@ -666,26 +666,10 @@ static void sp_jobs_make( const tframe_t *cur, const uint8_t *const plane[4], in
         j->mv_max[1] = (int16_t)cme_imin( 4*(16*(mb_h - mb_y - 1) + 24), 4*mv_range - 1 );
         if( !(test_rand( rng ) & 3) )
             j->mv_max[1] = (int16_t)cme_imin( j->mv_max[1], 4*(8 + (int)(test_rand( rng ) % 24)) );
-        const int fx0 = (j->mv_min[0] >> 2) + 6, fx1 = (j->mv_max[0] >> 2) - 6;
-        const int fy0 = (j->mv_min[1] >> 2) + 6, fy1 = (j->mv_max[1] >> 2) - 6;
         const int start = (int)(test_rand( rng ) % 3);
+        const int lx[2] = { j->mv_min[0], j->mv_max[0] }, ly[2] = { j->mv_min[1], j->mv_max[1] };
         int mvx, mvy;
-        if( start == 0 )
-        {
-            const cuda_me_result_t *r = fs + (mb_y * mb_w + mb_x) * CUDA_ME_NPART + part;
-            mvx = 4 * cme_iclip( r->mv[0], fx0, fx1 );
-            mvy = 4 * cme_iclip( r->mv[1], fy0, fy1 );
-        }
-        else if( start == 1 )
-        {
-            mvx = 4 * (fx0 + (int)(test_rand( rng ) % (fx1 - fx0 + 1)));
-            mvy = 4 * (fy0 + (int)(test_rand( rng ) % (fy1 - fy0 + 1)));
-        }
-        else
-        {
-            mvx = j->mv_min[0] + (int)(test_rand( rng ) % (j->mv_max[0] - j->mv_min[0] + 1));
-            mvy = j->mv_min[1] + (int)(test_rand( rng ) % (j->mv_max[1] - j->mv_min[1] + 1));
-        }
+        test_subpel_start( start, fs + (mb_y * mb_w + mb_x) * CUDA_ME_NPART + part, lx, ly, rng, &mvx, &mvy );
         j->mv[0] = (int16_t)mvx;
         j->mv[1] = (int16_t)mvy;
         if( test_rand( rng ) & 1 )

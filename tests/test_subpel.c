@@ -422,25 +422,9 @@ static int refine_check( const char *what, const tframe_t *cur, planes_t *ref, u
         p.mv_max[1] = cme_imin( 4*(16*(mb_h - mb_y - 1) + 24), 4*mv_range - 1 );
         if( !(test_rand( rng ) & 3) )   /* a frame-thread limit */
             p.mv_max[1] = cme_imin( p.mv_max[1], 4*(8 + (int)(test_rand( rng ) % 24)) );
-        const int fx0 = (p.mv_min[0] >> 2) + 6, fx1 = (p.mv_max[0] >> 2) - 6;
-        const int fy0 = (p.mv_min[1] >> 2) + 6, fy1 = (p.mv_max[1] >> 2) - 6;
+        const int lx[2] = { p.mv_min[0], p.mv_max[0] }, ly[2] = { p.mv_min[1], p.mv_max[1] };
         int mvx, mvy;
-        if( start == 0 )
-        {
-            const cuda_me_result_t *r = fs + (mb_y * mb_w + mb_x) * CUDA_ME_NPART + part;
-            mvx = 4 * cme_iclip( r->mv[0], fx0, fx1 );
-            mvy = 4 * cme_iclip( r->mv[1], fy0, fy1 );
-        }
-        else if( start == 1 )
-        {
-            mvx = 4 * (fx0 + (int)(test_rand( rng ) % (fx1 - fx0 + 1)));
-            mvy = 4 * (fy0 + (int)(test_rand( rng ) % (fy1 - fy0 + 1)));
-        }
-        else
-        {
-            mvx = p.mv_min[0] + (int)(test_rand( rng ) % (p.mv_max[0] - p.mv_min[0] + 1));
-            mvy = p.mv_min[1] + (int)(test_rand( rng ) % (p.mv_max[1] - p.mv_min[1] + 1));
-        }
+        test_subpel_start( start, fs + (mb_y * mb_w + mb_x) * CUDA_ME_NPART + part, lx, ly, rng, &mvx, &mvy );
         /* the predictor: near the start, or anywhere in the limits */
         if( test_rand( rng ) & 1 )
         {

@@ -142,6 +142,28 @@ const char *test_data_dir( void )
     return env && *env ? env : "build/data";
 }
 
+void test_subpel_start( int start, const cuda_me_result_t *r, const int x[2], const int y[2], uint32_t *rng,
+                        int *mvx, int *mvy )
+{
+    const int fx0 = (x[0] >> 2) + 6, fx1 = (x[1] >> 2) - 6;
+    const int fy0 = (y[0] >> 2) + 6, fy1 = (y[1] >> 2) - 6;
+    if( start == 0 )
+    {
+        *mvx = 4 * cme_iclip( r->mv[0], fx0, fx1 );
+        *mvy = 4 * cme_iclip( r->mv[1], fy0, fy1 );
+    }
+    else if( start == 1 )
+    {
+        *mvx = 4 * (fx0 + (int)(test_rand( rng ) % (fx1 - fx0 + 1)));
+        *mvy = 4 * (fy0 + (int)(test_rand( rng ) % (fy1 - fy0 + 1)));
+    }
+    else
+    {
+        *mvx = x[0] + (int)(test_rand( rng ) % (x[1] - x[0] + 1));
+        *mvy = y[0] + (int)(test_rand( rng ) % (y[1] - y[0] + 1));
+    }
+}
+
 void test_part_rect( int p, int *x, int *y, int *w, int *h )
 {
     if( p == 0 )       { *x = 0; *y = 0; *w = 16; *h = 16; }

@@ -106,6 +106,12 @@ void guarded_free( guarded_t *g );
 /* Partition p's rectangle inside its macroblock, in pixels (cuda_me.h's
  * order). */
 void test_part_rect( int p, int *x, int *y, int *w, int *h );
+/* A sub-pel search's start vector (quarter-pel) inside the limits x[0..1],
+ * y[0..1] (quarter-pel, inclusive): start 0 the full-pel search's vector r,
+ * 1 a random full-pel vector, both kept 6 pixels inside; 2 any random
+ * quarter-pel vector. */
+void test_subpel_start( int start, const cuda_me_result_t *r, const int x[2], const int y[2], uint32_t *rng,
+                        int *mvx, int *mvy );
 
 /* For tests that need a CUDA device: 1 if there is one; otherwise prints a
  * loud "*** SKIP name ..." line and returns 0, or, when CUDA_ME_REQUIRE_GPU
