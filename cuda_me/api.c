@@ -9,6 +9,12 @@
 
 #include "internal.h"
 
+/* cuda_me_subpel_result_t is cme_subpel_result_t under its public name */
+#define CME_SAME_FIELD( f ) (offsetof(cuda_me_subpel_result_t, f) == offsetof(cme_subpel_result_t, f))
+typedef char cme_subpel_result_layout[(sizeof(cuda_me_subpel_result_t) == sizeof(cme_subpel_result_t) &&
+                                       CME_SAME_FIELD( mv ) && CME_SAME_FIELD( cost ) &&
+                                       CME_SAME_FIELD( mv_hpel ) && CME_SAME_FIELD( cost_hpel )) ? 1 : -1];
+
 double cme_time_ms( void )
 {
     struct timespec ts;
@@ -228,6 +234,25 @@ static cuda_me_t *cme_open( const cuda_me_param_t *param, int *err )
         cme_log( h, CUDA_ME_LOG_ERROR, "i_cands must be 0, 1 or 2\n" );
         goto fail;
     }
+    if( param->i_subme && (param->i_subme < 2 || param->i_subme > CUDA_ME_SUBME_MAX) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "i_subme %d not supported (0: integer vectors only, or x264's --subme 2..%d)\n",
+                 param->i_subme, CUDA_ME_SUBME_MAX );
+        goto fail;
+    }
+    if( param->i_subme && (!param->subpel_cost || param->i_subpel_costs < 1 ||
+                           param->i_subpel_costs > CUDA_ME_SUBPEL_COSTS_MAX) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "i_subme %d needs sub-pel MV cost tables: subpel_cost %s, i_subpel_costs %d "
+                 "(1..%d)\n", param->i_subme, param->subpel_cost ? "set" : "NULL", param->i_subpel_costs,
+                 CUDA_ME_SUBPEL_COSTS_MAX );
+        goto fail;
+    }
+    if( param->i_subme && (param->b_fpel_satd < 0 || param->b_fpel_satd > 1) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "b_fpel_satd must be 0 or 1\n" );
+        goto fail;
+    }
     h->i_mb_width = param->i_width / 16;
     h->i_mb_height = param->i_height / 16;
     h->i_mb_count = h->i_mb_width * h->i_mb_height;
@@ -244,6 +269,26 @@ static cuda_me_t *cme_open( const cuda_me_param_t *param, int *err )
         memcpy( h->mv_cost, param->mv_cost, (4*param->i_range + 1) * sizeof(uint16_t) );
     }
     h->param.mv_cost = h->mv_cost;
+    if( param->i_subme )
+    {
+        h->i_subpel_cost_size = 16*param->i_mv_range + 1;
+        const size_t n = (size_t)param->i_subpel_costs * h->i_subpel_cost_size;
+        h->subpel_cost = malloc( n * sizeof(uint16_t) );
+        if( !h->subpel_cost || cme_fault( h, CME_FAULT_ALLOC ) )
+        {
+            ret = CUDA_ME_ENOMEM;
+            goto fail;
+        }
+        memcpy( h->subpel_cost, param->subpel_cost, n * sizeof(uint16_t) );
+        h->i_sub_count = (size_t)h->i_mb_count * h->i_cands * h->i_parts;
+    }
+    else
+    {
+        /* integer only: the sub-pel fields mean nothing */
+        h->param.b_fpel_satd = 0;
+        h->param.i_subpel_costs = 0;
+    }
+    h->param.subpel_cost = h->subpel_cost;
 
     switch( param->i_backend )
     {
@@ -342,6 +387,13 @@ static int cme_submit( cuda_me_t *h, int i_cur, int i_ref, const cuda_me_job_t *
                  mvrt, h->param.i_mv_range_thread > 0 ? h->param.i_mv_range_thread : 65535 );
         return CUDA_ME_EINVAL;   /* nothing done; not sticky */
     }
+    const int i_subpel_cost = jp && h->param.i_subme ? jp->i_subpel_cost : 0;
+    if( i_subpel_cost < 0 || (i_subpel_cost && i_subpel_cost >= h->param.i_subpel_costs) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "job i_subpel_cost %d not supported (0..%d: open's tables)\n",
+                 i_subpel_cost, h->param.i_subpel_costs - 1 );
+        return CUDA_ME_EINVAL;   /* nothing done; not sticky */
+    }
     pthread_mutex_lock( &h->lock );
     cme_frame_t *cur = frame_find( h, i_cur );
     cme_frame_t *ref = frame_find( h, i_ref );
@@ -385,6 +437,7 @@ static int cme_submit( cuda_me_t *h, int i_cur, int i_ref, const cuda_me_job_t *
         j->b_centre = jp && jp->centre;
         j->b_cost = jp && jp->mv_cost;
         j->i_mv_range_thread = mvrt ? mvrt : h->param.i_mv_range_thread;
+        j->i_subpel_cost = i_subpel_cost;
         if( j->b_centre )
             memcpy( j->centre, jp->centre, (size_t)h->i_mb_count * 2 * sizeof(int16_t) );
         if( j->b_cost )
@@ -424,7 +477,8 @@ static void cme_release_frame( cuda_me_t *h, int i_frame )
     pthread_mutex_unlock( &h->lock );
 }
 
-static const cuda_me_result_t *cme_get( cuda_me_t *h, int i_cur, int i_ref )
+/* The results of a pair (get), or its sub-pel results (b_sub). */
+static const void *get_results( cuda_me_t *h, int i_cur, int i_ref, int b_sub )
 {
     pthread_mutex_lock( &h->lock );
     cme_job_t *j = job_find( h, i_cur, i_ref );
@@ -456,16 +510,28 @@ static const cuda_me_result_t *cme_get( cuda_me_t *h, int i_cur, int i_ref )
         h->stats.f_wait_ms += cme_time_ms() - t0;
         h->stats.i_get_waits++;
     }
-    const cuda_me_result_t *res = NULL;
+    const void *res = NULL;
     if( j->i_state == CME_JOB_DONE && !cme_error_get( h ) )
     {
-        res = j->res;
+        res = b_sub ? (const void*)j->sub : (const void*)j->res;
         if( !j->b_got )
             h->stats.i_jobs_got++;
         j->b_got = 1;
     }
     pthread_mutex_unlock( &h->lock );
     return res;
+}
+
+static const cuda_me_result_t *cme_get( cuda_me_t *h, int i_cur, int i_ref )
+{
+    return get_results( h, i_cur, i_ref, 0 );
+}
+
+static const cuda_me_subpel_result_t *cme_get_subpel( cuda_me_t *h, int i_cur, int i_ref )
+{
+    if( !h->param.i_subme )
+        return NULL;
+    return get_results( h, i_cur, i_ref, 1 );
 }
 
 static void job_recycle( cuda_me_t *h, cme_job_t *j )
@@ -580,6 +646,7 @@ static void cme_close( cuda_me_t *h )
     if( h->be )
         h->be->uninit( h );
     free( h->mv_cost );
+    free( h->subpel_cost );
     pthread_mutex_destroy( &h->lock );
     pthread_cond_destroy( &h->cv );
     free( h );
@@ -599,5 +666,6 @@ int cuda_me_init( int api_version, cuda_me_function_t *pf )
     pf->error         = cme_error;
     pf->stats         = cme_stats;
     pf->flush         = cme_flush;
+    pf->get_subpel    = cme_get_subpel;
     return 0;
 }

@@ -10,7 +10,10 @@
  *           must stay valid until done() or flush(), which wait for this copy.
  *   search: on the next of CME_STREAMS job streams: wait for both frames'
  *           events, search (kernels 1+2 and 3), copy the results into the
- *           job's pinned buffer, record an event.
+ *           job's pinned buffer, record an event.  With i_subme, between
+ *           the two: make the sub-pel jobs from the results and refine them
+ *           (subpel_cuda.cu) on the same stream, results copied too; and
+ *           every upload also makes the frame's half-pel planes.
  *   get:    waits until the worker has launched the job, then for its event
  *           (the first caller; others wait on the library's condition
  *           variable).
@@ -80,6 +83,9 @@ typedef struct cme_cuda_t
     int16_t *d_centre2[CME_STREAMS];    /* two candidates: pass 2's centres (cme_cuda_search_pass2) */
     uint16_t *d_cost[CME_STREAMS];      /* the job's MV costs, copied per job */
     uint16_t *d_mv_cost;
+    cme_subpel_job_t *d_sjob[CME_STREAMS];      /* i_subme: the pair's sub-pel jobs */
+    cme_subpel_result_t *d_sub[CME_STREAMS];    /* i_subme: their results */
+    uint16_t *d_subpel_cost;                    /* i_subme: open's sub-pel cost tables */
     uint8_t *h_stage[CME_STAGES];
     cudaEvent_t stage_start[CME_STAGES], stage_end[CME_STAGES];
     int b_stage_used[CME_STAGES];
@@ -87,12 +93,14 @@ typedef struct cme_cuda_t
     int i_pitch;                  /* device frames, bytes */
     size_t frame_bytes;           /* one padded device frame */
     size_t scratch_bytes, out_bytes, centre_bytes, cost_bytes;
+    size_t sub_bytes, sjob_bytes;               /* i_subme, else 0 */
 } cme_cuda_t;
 
 typedef struct cme_cuda_frame_t
 {
     uint8_t *d_alloc;
     uint8_t *d_plane;             /* pixel (0,0) */
+    uint8_t *d_hpel[3];           /* i_subme: H, V, C at (0,0), one pitch (CME_HPEL_PAD == CME_PAD) */
     cudaEvent_t uploaded;
     const uint8_t *src;           /* the caller's plane, until copied */
     intptr_t i_src_stride;
@@ -102,7 +110,7 @@ typedef struct cme_cuda_frame_t
 
 typedef struct cme_cuda_job_t
 {
-    cudaEvent_t start, searched, copied;
+    cudaEvent_t start, searched, refined, copied;   /* refined: i_subme only */
     int b_counted;
     int i_launched;               /* 0: queued, 1: launched, -1: failed */
     cme_cmd_t cmd;
@@ -521,6 +529,8 @@ static int cu_init( cuda_me_t *h )
     g->out_bytes = (size_t)h->i_mb_count * h->i_cands * h->i_parts * sizeof(cuda_me_result_t);
     g->centre_bytes = (size_t)h->i_mb_count * 2 * sizeof(int16_t);
     g->cost_bytes = (4*h->param.i_range + 1) * sizeof(uint16_t);
+    g->sub_bytes = h->i_sub_count * sizeof(cme_subpel_result_t);
+    g->sjob_bytes = h->i_sub_count * sizeof(cme_subpel_job_t);
     if( !g->scratch_bytes )
     {
         cme_log( h, CUDA_ME_LOG_ERROR, "no kernel geometry for range %d\n", h->param.i_range );
@@ -540,10 +550,13 @@ static int cu_init( cuda_me_t *h )
             (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_centre[i], g->centre_bytes ) )) < 0 ||
             (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_cost[i], g->cost_bytes ) )) < 0 ||
             (h->i_cands == 2 &&
-             (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_centre2[i], g->centre_bytes ) )) < 0) )
+             (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_centre2[i], g->centre_bytes ) )) < 0) ||
+            (h->param.i_subme &&
+             ((ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_sjob[i], g->sjob_bytes ) )) < 0 ||
+              (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_sub[i], g->sub_bytes ) )) < 0)) )
             goto fail;
         device_account( h, g->scratch_bytes + g->out_bytes + g->centre_bytes * (h->i_cands == 2 ? 2 : 1) +
-                           g->cost_bytes );
+                           g->cost_bytes + g->sjob_bytes + g->sub_bytes );
     }
     for( int i = 0; i < CME_STAGES; i++ )
     {
@@ -558,6 +571,15 @@ static int cu_init( cuda_me_t *h )
         size_t size = (4*h->param.i_range + 1) * sizeof(uint16_t);
         if( (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_mv_cost, size ) )) < 0 ||
             (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpy( g->d_mv_cost, h->mv_cost, size, cudaMemcpyHostToDevice ) )) < 0 )
+            goto fail;
+        device_account( h, size );
+    }
+    if( h->param.i_subme )
+    {
+        size_t size = (size_t)h->param.i_subpel_costs * h->i_subpel_cost_size * sizeof(uint16_t);
+        if( (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&g->d_subpel_cost, size ) )) < 0 ||
+            (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpy( g->d_subpel_cost, h->subpel_cost, size,
+                                                         cudaMemcpyHostToDevice ) )) < 0 )
             goto fail;
         device_account( h, size );
     }
@@ -616,6 +638,8 @@ static void cu_uninit( cuda_me_t *h )
         cudaFree( g->d_centre[i] );
         cudaFree( g->d_centre2[i] );
         cudaFree( g->d_cost[i] );
+        cudaFree( g->d_sjob[i] );
+        cudaFree( g->d_sub[i] );
     }
     if( g->up_stream )
     {
@@ -623,6 +647,7 @@ static void cu_uninit( cuda_me_t *h )
         cudaStreamDestroy( g->up_stream );
     }
     cudaFree( g->d_mv_cost );
+    cudaFree( g->d_subpel_cost );
     cudaGetLastError();
     pthread_mutex_destroy( &g->qlock );
     cu_stats_sync( h );
@@ -638,6 +663,12 @@ static void cu_uninit( cuda_me_t *h )
     pthread_mutex_unlock( &h->lock );
 }
 
+/* A device frame: F, and with i_subme H, V, C after it (one pitch). */
+static size_t frame_alloc_bytes( cuda_me_t *h )
+{
+    return ((cme_cuda_t*)h->gpu)->frame_bytes * (h->param.i_subme ? 4 : 1);
+}
+
 static int cu_frame_alloc( cuda_me_t *h, cme_frame_t *f )
 {
     cme_cuda_t *g = h->gpu;
@@ -647,11 +678,13 @@ static int cu_frame_alloc( cuda_me_t *h, cme_frame_t *f )
         return CUDA_ME_ENOMEM;
     f->gpu = cf;
     if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
-        (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&cf->d_alloc, g->frame_bytes ) )) < 0 ||
+        (ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( (void**)&cf->d_alloc, frame_alloc_bytes( h ) ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaEventCreateWithFlags( &cf->uploaded, cudaEventDisableTiming ) )) < 0 )
         return ret;   /* frame_free cleans up */
     cf->d_plane = cf->d_alloc + (size_t)CME_PAD * g->i_pitch + CME_PAD;
-    device_account( h, g->frame_bytes );
+    for( int i = 0; i < 3; i++ )
+        cf->d_hpel[i] = h->param.i_subme ? cf->d_plane + (i + 1) * g->frame_bytes : NULL;
+    device_account( h, frame_alloc_bytes( h ) );
     return 0;
 }
 
@@ -666,7 +699,7 @@ static void cu_frame_free( cuda_me_t *h, cme_frame_t *f )
     {
         cudaFree( cf->d_alloc );
         if( h->gpu )
-            device_account( h, -(int64_t)((cme_cuda_t*)h->gpu)->frame_bytes );
+            device_account( h, -(int64_t)frame_alloc_bytes( h ) );
     }
     if( cf->uploaded )
         cudaEventDestroy( cf->uploaded );
@@ -704,6 +737,9 @@ static int upload( cuda_me_t *h, cme_frame_t *f )
         (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpy2DAsync( cf->d_plane, g->i_pitch, st, w, w, hgt,
                                                             cudaMemcpyHostToDevice, g->up_stream ) )) < 0 ||
         (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_pad( cf->d_plane, g->i_pitch, w, hgt, g->up_stream ) )) < 0 ||
+        (h->param.i_subme &&
+         (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_hpel_planes( cf->d_plane, g->i_pitch, w, hgt, cf->d_hpel,
+                                                                  g->i_pitch, g->up_stream ) )) < 0) ||
         (ret = CME_CUDA( NOFAULT, cudaEventRecord( g->stage_end[s], g->up_stream ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaEventRecord( cf->uploaded, g->up_stream ) )) < 0 )
         return ret;
@@ -757,6 +793,12 @@ static int cu_job_submit( cuda_me_t *h, cme_job_t *j )
     return 0;
 }
 
+/* A job's pinned buffer: results, sub-pel results (i_subme), centres, MV costs. */
+static size_t job_host_bytes( const cme_cuda_t *g )
+{
+    return g->out_bytes + g->sub_bytes + g->centre_bytes + g->cost_bytes;
+}
+
 static int cu_job_alloc( cuda_me_t *h, cme_job_t *j )
 {
     cme_cuda_t *g = h->gpu;
@@ -766,15 +808,16 @@ static int cu_job_alloc( cuda_me_t *h, cme_job_t *j )
         return CUDA_ME_ENOMEM;
     j->gpu = cj;
     if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
-        (ret = CME_CUDA( CME_FAULT_ALLOC, cudaHostAlloc( (void**)&j->res, g->out_bytes + g->centre_bytes + g->cost_bytes,
-                                                         cudaHostAllocDefault ) )) < 0 ||
+        (ret = CME_CUDA( CME_FAULT_ALLOC, cudaHostAlloc( (void**)&j->res, job_host_bytes( g ), cudaHostAllocDefault ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaEventCreate( &cj->start ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaEventCreate( &cj->searched ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaEventCreate( &cj->refined ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaEventCreate( &cj->copied ) )) < 0 )
         return ret;   /* job_free cleans up */
-    j->centre = (int16_t*)((uint8_t*)j->res + g->out_bytes);
+    j->sub = g->sub_bytes ? (cme_subpel_result_t*)((uint8_t*)j->res + g->out_bytes) : NULL;
+    j->centre = (int16_t*)((uint8_t*)j->res + g->out_bytes + g->sub_bytes);
     j->mv_cost = (uint16_t*)((uint8_t*)j->centre + g->centre_bytes);
-    host_account( h, g->out_bytes + g->centre_bytes + g->cost_bytes );
+    host_account( h, job_host_bytes( g ) );
     return 0;
 }
 
@@ -792,11 +835,59 @@ static void cu_job_free( cuda_me_t *h, cme_job_t *j )
             cudaEventDestroy( cj->start );
         if( cj->searched )
             cudaEventDestroy( cj->searched );
+        if( cj->refined )
+            cudaEventDestroy( cj->refined );
         if( cj->copied )
             cudaEventDestroy( cj->copied );
         free( cj );
     }
     j->gpu = NULL;
+}
+
+/* Worker, i_subme: after the search l of job j on stream i, its sub-pel
+ * jobs and their refinement; records j's refined event. */
+static int subpel( cuda_me_t *h, cme_job_t *j, const cme_launch_t *l, int i )
+{
+    cme_cuda_t *g = h->gpu;
+    cme_cuda_job_t *cj = j->gpu;
+    cudaStream_t st = g->stream[i];
+    const cme_cuda_frame_t *ref = j->ref->gpu;
+    int ret;
+    cme_subpel_jobs_launch_t sj;
+    sj.cur = l->cur;
+    sj.ref = l->ref;
+    sj.i_pitch = g->i_pitch;
+    sj.i_mb_width = h->i_mb_width;
+    sj.i_mb_height = h->i_mb_height;
+    sj.i_range = h->param.i_range;
+    sj.i_mv_range = h->param.i_mv_range;
+    sj.i_mv_range_thread = j->i_mv_range_thread;
+    sj.i_parts = h->i_parts;
+    sj.i_cands = h->i_cands;
+    sj.centre = l->centre;
+    sj.centre2 = h->i_cands == 2 ? g->d_centre2[i] : NULL;
+    sj.res = l->out;
+    sj.cost_mv = g->d_subpel_cost;
+    sj.i_cost_mv = j->i_subpel_cost * h->i_subpel_cost_size + 8*h->param.i_mv_range;
+    sj.i_subme = h->param.i_subme;
+    sj.b_fpel_satd = h->param.b_fpel_satd;
+    sj.job = g->d_sjob[i];
+    cme_subpel_launch_t sl;
+    sl.cur = l->cur;
+    sl.i_cur_pitch = g->i_pitch;
+    sl.plane[0] = l->ref;
+    for( int k = 0; k < 3; k++ )
+        sl.plane[k+1] = ref->d_hpel[k];
+    sl.i_pitch = g->i_pitch;
+    sl.cost_mv = g->d_subpel_cost;
+    sl.job = g->d_sjob[i];
+    sl.out = g->d_sub[i];
+    sl.n = (int)h->i_sub_count;
+    if( (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_subpel_jobs( &sj, st ) )) < 0 ||
+        (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_refine_subpel( &sl, st ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaEventRecord( cj->refined, st ) )) < 0 )
+        return ret;
+    return 0;
 }
 
 /* Worker: the search of one job, asynchronously on the next job stream. */
@@ -840,7 +931,11 @@ static int launch( cuda_me_t *h, cme_job_t *j )
         (h->i_cands == 2 &&
          (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_search_pass2( &l, g->d_centre2[i], st ) )) < 0) ||
         (ret = CME_CUDA( NOFAULT, cudaEventRecord( cj->searched, st ) )) < 0 ||
+        (h->param.i_subme && (ret = subpel( h, j, &l, i )) < 0) ||
         (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( j->res, l.out, g->out_bytes, cudaMemcpyDeviceToHost, st ) )) < 0 ||
+        (h->param.i_subme &&
+         (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( j->sub, g->d_sub[i], g->sub_bytes, cudaMemcpyDeviceToHost,
+                                                           st ) )) < 0) ||
         (ret = CME_CUDA( NOFAULT, cudaEventRecord( cj->copied, st ) )) < 0 )
         return ret;
 #ifdef CUDA_ME_DEBUG_SYNC
@@ -873,7 +968,16 @@ static int job_wait( cuda_me_t *h, cme_job_t *j )
     {
         cj->b_counted = 1;
         add_ms( h, &h->stats.f_search_ms, cj->start, cj->searched );
-        add_ms( h, &h->stats.f_download_ms, cj->searched, cj->copied );
+        if( h->param.i_subme )
+        {
+            add_ms( h, &h->stats.f_subpel_ms, cj->searched, cj->refined );
+            add_ms( h, &h->stats.f_download_ms, cj->refined, cj->copied );
+            pthread_mutex_lock( &h->lock );
+            h->stats.i_subpel_parts += (int64_t)h->i_sub_count;
+            pthread_mutex_unlock( &h->lock );
+        }
+        else
+            add_ms( h, &h->stats.f_download_ms, cj->searched, cj->copied );
         add_busy( h, cj->start, cj->copied );
     }
     return 0;

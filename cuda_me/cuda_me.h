@@ -16,6 +16,9 @@
  *   pass 2   optionally (i_cands = 2) a second candidate per partition: the
  *            same search, +-16, centred on the median of the left, top and
  *            top-right macroblocks' pass-1 16x16 vectors (see i_cands)
+ *   sub-pel  optionally (i_subme 2..11) every candidate of every partition
+ *            refined to quarter-pel as x264's refine_subpel does
+ *            (subpel_spec.h; see i_subme and get_subpel)
  *
  * Two backends compute it: the C reference (always available) and CUDA.  Both
  * give bit-identical results, so an encoder that uses them produces
@@ -36,7 +39,7 @@
 extern "C" {
 #endif
 
-#define CUDA_ME_API_VERSION 5
+#define CUDA_ME_API_VERSION 6
 
 /* Partitions of one macroblock, in the order results are stored.
  * 4x4 blocks are numbered as x264 does: idx = 4*i8x8 + i4x4, where both
@@ -95,6 +98,23 @@ typedef struct cuda_me_result_t
     uint32_t cost;
 } cuda_me_result_t;
 
+/* Sub-pel refinement of one candidate of one partition (i_subme 2..11),
+ * the library's cme_subpel_result_t (subpel_spec.h) under its public name,
+ * the same layout.  Vectors are quarter-pel and relative to the macroblock
+ * (as x264's m->mv); costs are SATD (the fpel compare with b_fpel_satd,
+ * see there) + MV cost from the sub-pel cost table around the predictor
+ * (see subpel_cost). */
+typedef struct cuda_me_subpel_result_t
+{
+    int16_t mv[2];          /* the refined vector (x264's m->mv after refine_subpel) */
+    int32_t cost;           /* its cost (m->cost) */
+    int16_t mv_hpel[2];     /* after the half-pel stage and its SATD re-score */
+    int32_t cost_hpel;      /* (what x264 compares with *p_halfpel_thresh) */
+} cuda_me_subpel_result_t;
+
+#define CUDA_ME_SUBME_MAX        11  /* x264's --subme 2..11 */
+#define CUDA_ME_SUBPEL_COSTS_MAX 64  /* sub-pel cost tables at open */
+
 typedef struct cuda_me_param_t
 {
     int i_width;        /* luma width in pixels, multiple of 16 */
@@ -136,6 +156,44 @@ typedef struct cuda_me_param_t
      * stats.device names the GPU chosen and why.  Results never depend on
      * the GPU.  Ignored by the C backend. */
     int i_device;
+    /* Sub-pel refinement (API 6).  0 [default]: integer vectors only, and
+     * everything below is ignored.  2..11: x264's --subme: after the
+     * integer search (both passes with i_cands 2), every candidate of every
+     * partition is refined as x264's refine_subpel( h, m, hpel, qpel, NULL,
+     * 0 ) does at that subme (subpel_spec.h: half-pel diamond on the fpel
+     * compare, SATD re-score, quarter-pel diamond on SATD; luma only, no
+     * chroma ME, no weighting, no RD), on half-pel planes each put frame
+     * gets.  One job per (macroblock, candidate, partition):
+     *   start  4 * the integer vector; its cost the fpel compare (SAD, or
+     *          SATD with b_fpel_satd) of the partition there + MV cost
+     *   mvp    the candidate's window centre in quarter-pel (4 * (cx, cy):
+     *          pass 1's centre, or pass 2's, clipped to the limits, where
+     *          the integer search's MV cost was centred; x264's own m->mvp
+     *          is known only in analyse, and x264 re-costs what it uses)
+     *   limits x264's static ones (mb_analyse_init) in quarter-pel:
+     *          x in [max(4*(-16*mb_x - 24), -4*i_mv_range),
+     *                min(4*(16*(mb_width - mb_x - 1) + 24), 4*i_mv_range - 1)],
+     *          y the same with mb_y, its maximum also at most
+     *          4 * the job's frame-thread limit when there is one
+     *   cost   the job's sub-pel cost table (subpel_cost, i_subpel_cost)
+     * Every candidate is refined, also where pass 2 found pass 1's vector
+     * (its predictor, so its result, may differ).  x264's subme 1 and RD
+     * refinement (subme >= 8's qpel RD) are not offered. */
+    int i_subme;
+    int b_fpel_satd;    /* i_subme: the fpel compare is SATD (x264's --me tesa), else SAD */
+    /* i_subme: the MV cost tables of sub-pel refinement (copied at open):
+     * i_subpel_costs tables one after the other, 16*i_mv_range + 1 entries
+     * each; entry 8*i_mv_range + d of a table is the cost of a vector
+     * component d quarter-pels from the predictor, |d| <= 8*i_mv_range.
+     * That is x264's h->cost_mv[qp] (encoder/analyse.c init_costs, which
+     * spans exactly +-8*i_mv_range): the glue copies h->cost_mv[qp] -
+     * 8*i_mv_range for the QPs it expects (e.g. one per slice type, as it
+     * makes mv_cost today); for the record
+     *   cost_mv[qp][d] = min( (int)(lambda * l(|d|) + .5f), 65535 ),
+     *   lambda = x264_lambda_tab[qp], l(0) = 0.718, l(i) = 2*log2(i+1) + 1.718.
+     * Each job picks one (cuda_me_job_t.i_subpel_cost). */
+    const uint16_t *subpel_cost;
+    int i_subpel_costs; /* i_subme: 1..CUDA_ME_SUBPEL_COSTS_MAX */
     /* Log callback, may be NULL (then messages go to stderr). */
     void (*pf_log)( void *opaque, int i_level, const char *fmt, va_list ap );
     void *p_log_opaque;
@@ -149,18 +207,24 @@ typedef struct cuda_me_stats_t
     int64_t i_jobs;             /* pairs submitted */
     int64_t i_jobs_got;         /* pairs whose results were read by get() */
     int64_t i_get_waits;        /* get() calls that had to wait */
-    double  f_search_ms;        /* time spent searching (GPU kernels, or C) */
+    double  f_search_ms;        /* time spent in the integer search (GPU kernels, or C) */
     double  f_upload_ms;        /* host-to-device copies of frames */
     double  f_download_ms;      /* device-to-host copies of results */
     /* Time the GPU worked for this context: the union of the intervals of
      * uploads, searches and downloads (work overlapping on its streams
      * counts once; the sum of the three above does not).  C backend: the
-     * search time. */
+     * search time (with i_subme, plus f_subpel_ms). */
     double  f_busy_ms;
     double  f_wait_ms;          /* time callers of get() spent blocked */
     int64_t i_device_bytes;     /* device memory held now */
     int64_t i_device_bytes_peak;
     int64_t i_host_bytes;       /* host (pinned) memory held now */
+    /* i_subme: time spent in sub-pel refinement (GPU: making the jobs and
+     * refining them, from the end of the integer search to the end of the
+     * refinement; C: the same), and partitions refined (jobs x macroblocks
+     * x i_cands x i_parts).  The half-pel planes count as uploads. */
+    double  f_subpel_ms;
+    int64_t i_subpel_parts;
 } cuda_me_stats_t;
 
 /* Optional per-search parameters (copied by submit). */
@@ -173,6 +237,9 @@ typedef struct cuda_me_job_t
      * and at most open()'s when that is not 0.  Smaller: fewer rows below
      * the macroblock searched. */
     int i_mv_range_thread;
+    /* i_subme: the sub-pel cost table of this search, 0..i_subpel_costs-1
+     * (cuda_me_param_t.subpel_cost); ignored without i_subme. */
+    int i_subpel_cost;
 } cuda_me_job_t;
 
 typedef struct cuda_me_t cuda_me_t;
@@ -208,6 +275,11 @@ typedef struct cuda_me_function_t
     void (*stats)( cuda_me_t *h, cuda_me_stats_t *s );
     /* Waits until every frame put has been read: their planes may go. */
     void (*flush)( cuda_me_t *h );
+    /* i_subme: the sub-pel results of a submitted pair, laid out as get()'s:
+     * [mb_y][mb_x][cands][i_parts], result k refining get()'s result k (its
+     * vector times 4 is the start).  Blocks as get() does; NULL where get()
+     * is, and always without i_subme.  Valid until done(i_cur). */
+    const cuda_me_subpel_result_t *(*get_subpel)( cuda_me_t *h, int i_cur, int i_ref );
 } cuda_me_function_t;
 
 /* Fills *pf.  Returns 0, or < 0 if api_version is not CUDA_ME_API_VERSION. */

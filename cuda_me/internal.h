@@ -11,6 +11,7 @@
 #include "cuda_me.h"
 #include "spec.h"
 #include "subpel_spec.h"
+#include "subpel_jobs.h"
 
 #define CME_MAX_PARTS CUDA_ME_NPART
 
@@ -23,6 +24,7 @@ typedef struct cme_frame_t
     int b_done;              /* done() was called with it as current frame */
     int i_refs;              /* live jobs that name it as reference */
     uint8_t *plane;          /* C backend: pixel (0,0) of a CME_PAD-bordered copy */
+    uint8_t *hpel[3];        /* C backend, i_subme: its H, V, C planes (pixel (0,0), i_stride) */
     intptr_t i_stride;
     void *p_alloc;           /* C backend: the allocation behind plane */
     void *gpu;               /* CUDA backend: struct cme_cuda_frame_t */
@@ -44,6 +46,9 @@ typedef struct cme_job_t
     int i_state;
     int b_got;               /* results were read at least once */
     cuda_me_result_t *res;   /* [mb][i_cands][i_parts] */
+    cme_subpel_result_t *sub;        /* i_subme: the same layout, sub-pel */
+    cme_subpel_job_t *sub_job;       /* C backend, i_subme: the jobs (scratch) */
+    int i_subpel_cost;       /* the job's sub-pel cost table (cuda_me_job_t) */
     int16_t *centre;         /* [mb][2], valid if b_centre */
     uint16_t *mv_cost;       /* 4*range+1, valid if b_cost */
     int b_centre, b_cost;
@@ -94,6 +99,9 @@ struct cuda_me_t
     int i_mb_width, i_mb_height, i_mb_count;
     int i_parts;
     int i_cands;             /* 1 or 2: results per macroblock are i_cands * i_parts */
+    uint16_t *subpel_cost;   /* i_subme: own copy, i_subpel_costs tables of i_subpel_cost_size */
+    int i_subpel_cost_size;  /* 16*i_mv_range + 1 */
+    size_t i_sub_count;      /* sub-pel results per pair: mb_count * i_cands * i_parts */
     int i_backend;           /* CUDA_ME_BACKEND_CUDA or _C after open */
     const cme_backend_t *be;
     void *gpu;               /* CUDA backend state */
@@ -182,6 +190,15 @@ void cme_refine_subpel_c( const uint8_t *fenc, intptr_t i_fenc_stride, const uin
 void cme_refine_subpel_batch_c( const uint8_t *cur, intptr_t i_cur_stride, const uint8_t *const plane[4],
                                 intptr_t i_stride, const uint16_t *cost_mv, const cme_subpel_job_t *job, int n,
                                 cme_subpel_result_t *out );
+
+/* The sub-pel jobs of one searched pair (subpel_jobs.h) from cme_search_c's
+ * results res (same arguments), into job[mb][i_cands][i_parts]: table
+ * cost_mv + i_cost_mv (its centre) for all. */
+void cme_subpel_jobs_c( const uint8_t *cur, intptr_t i_cur_stride, const uint8_t *ref, intptr_t i_ref_stride,
+                        int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_mv_range_thread,
+                        const int16_t *centre, const cuda_me_result_t *res, int i_parts, int i_cands,
+                        const uint16_t *cost_mv, int i_cost_mv, int i_subme, int b_fpel_satd,
+                        cme_subpel_job_t *job );
 
 void cme_copy_padded( uint8_t *dst, intptr_t i_dst_stride, const uint8_t *src, intptr_t i_src_stride,
                       int w, int h );

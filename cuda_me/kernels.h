@@ -11,6 +11,7 @@
 
 #include "cuda_me.h"
 #include "subpel_spec.h"
+#include "subpel_jobs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -87,32 +88,17 @@ cudaError_t cme_cuda_search_paper( const cme_launch_t *l, cudaStream_t stream, c
  * threads; *absdiffs gets the number of pixel absolute differences done. */
 cudaError_t cme_cuda_peak_absdiff( int n_blocks, cudaStream_t stream, uint32_t *d_sink, double *absdiffs );
 
-/* ---- sub-pel refinement (subpel_cuda.cu; issue 12, step 2)
+/* ---- sub-pel refinement (subpel_cuda.cu; issue 12)
  *
- * Kernels only: tested against subpel_c.c (tests/checkasm_me.c) and timed
- * (bench_me -S), not yet used by the library's API or by x264.  What the
- * API is meant to become (the next step decides):
- *   - open: cuda_me_param_t gains i_subme (0: integer only, 2..11: x264's
- *     --subme) and b_fpel_satd (--me tesa).  With i_subme, every uploaded
- *     frame also gets its H, V, C planes (cme_cuda_hpel_planes right after
- *     the pad, on the upload stream): 3 more padded planes per frame in
- *     flight (1080p: 3 x 2.3 MB).
- *   - submit: per frame pair as now; the job (cuda_me_job_t) may add a
- *     cost-table index per macroblock (x264's QP after AQ: its cost_mv[qp]
- *     tables, uploaded once at open, 16*i_mv_range + 1 entries each).  The predictor
- *     cannot be x264's m->mvp (known only in analyse, from the neighbours'
- *     final choices): it is the window centre, as for the integer search's
- *     MV cost; x264 re-costs what it uses.
- *   - on the device, after search_kernel/reduce_kernel: a small kernel makes
- *     one cme_subpel_job_t per (macroblock, partition) from the integer
- *     winners (start = 4 * integer vector, start cost = fpelcmp + MV cost at
- *     that vector with the job's predictor, as x264's m->cost; limits = x264's
- *     static ones of spec.h in quarter-pel, with the frame-thread limit),
- *     then cme_cuda_refine_subpel; no host round trip.
- *   - get: besides cuda_me_result_t, a cme_subpel_result_t per (macroblock,
- *     partition): the quarter-pel vector and its SATD + MV cost, and the
- *     half-pel stage's (x264's p_halfpel_thresh test).  x264 ranks
- *     references and partitions on these and refines the finalists itself.
+ * Used by the library when cuda_me_param_t.i_subme is set (cuda_me.h says
+ * what is computed): every uploaded frame also gets its H, V, C planes
+ * (cme_cuda_hpel_planes right after the pad, on the upload stream: 3 more
+ * padded planes per frame, 1080p: 3 x 2.3 MB); after the integer search
+ * (and pass 2) of a pair, on its stream, cme_cuda_subpel_jobs makes one
+ * cme_subpel_job_t per (macroblock, candidate, partition) from the
+ * search's results (subpel_jobs.h), then cme_cuda_refine_subpel refines
+ * them; the results go to the host with the integer ones.  No host round
+ * trip.  Not yet used by x264's glue.
  */
 
 /* The half-pel planes (subpel_spec.h: H, V, C, each with its border of
@@ -140,6 +126,29 @@ typedef struct cme_subpel_launch_t
 } cme_subpel_launch_t;
 
 cudaError_t cme_cuda_refine_subpel( const cme_subpel_launch_t *l, cudaStream_t stream );
+
+/* The sub-pel jobs of a searched pair, as cme_subpel_jobs_c (me_c.c) makes
+ * them: job[(mb * i_cands + cand) * i_parts + part], from the search's
+ * results (device, the same layout) and the windows' centres.  Every
+ * pointer is device memory. */
+typedef struct cme_subpel_jobs_launch_t
+{
+    const uint8_t *cur, *ref;       /* F planes at (0,0), CME_PAD border */
+    int i_pitch;                    /* of both, bytes */
+    int i_mb_width, i_mb_height;
+    int i_range, i_mv_range;
+    int i_mv_range_thread;          /* the job's frame-thread limit, 0: none */
+    int i_parts, i_cands;
+    const int16_t *centre;          /* pass 1's centres [mb][2], or NULL: (0,0) */
+    const int16_t *centre2;         /* i_cands 2: pass 2's (cme_cuda_search_pass2's centre2) */
+    const cuda_me_result_t *res;    /* [mb][i_cands][i_parts] */
+    const uint16_t *cost_mv;        /* the cost tables (the refinement's cost_mv) */
+    int i_cost_mv;                  /* the centre of this pair's table in cost_mv */
+    int i_subme, b_fpel_satd;
+    cme_subpel_job_t *job;          /* out: mb_count * i_cands * i_parts */
+} cme_subpel_jobs_launch_t;
+
+cudaError_t cme_cuda_subpel_jobs( const cme_subpel_jobs_launch_t *l, cudaStream_t stream );
 
 #ifdef __cplusplus
 }

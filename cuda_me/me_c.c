@@ -122,6 +122,35 @@ void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
     }
 }
 
+void cme_subpel_jobs_c( const uint8_t *cur, intptr_t i_cur_stride, const uint8_t *ref, intptr_t i_ref_stride,
+                        int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_mv_range_thread,
+                        const int16_t *centre, const cuda_me_result_t *res, int i_parts, int i_cands,
+                        const uint16_t *cost_mv, int i_cost_mv, int i_subme, int b_fpel_satd,
+                        cme_subpel_job_t *job )
+{
+    const int npass = i_cands == 2 ? 2 : 1, stride = npass * i_parts;
+    for( int mb_y = 0; mb_y < i_mb_height; mb_y++ )
+        for( int mb_x = 0; mb_x < i_mb_width; mb_x++ )
+            for( int pass = 0; pass < npass; pass++ )
+            {
+                /* the candidate's predictor: its window's clipped centre */
+                const int mb = mb_y * i_mb_width + mb_x;
+                int c[2] = { centre ? centre[2*mb] : 0, centre ? centre[2*mb+1] : 0 };
+                if( pass )
+                    pass2_centre( res, stride, mb_x, mb_y, i_mb_width, i_mb_height, i_range, i_mv_range,
+                                  i_mv_range_thread, centre, c );
+                const cme_window_t w = cme_get_window( mb_x, mb_y, i_mb_width, i_mb_height,
+                                                       pass ? cme_pass2_range( i_range ) : i_range, i_mv_range,
+                                                       i_mv_range_thread, c[0], c[1] );
+                const size_t o = (size_t)mb * stride + pass * i_parts;
+                for( int p = 0; p < i_parts; p++ )
+                    job[o + p] = cme_subpel_make_job( cur, i_cur_stride, ref, i_ref_stride, mb_x, mb_y, i_mb_width,
+                                                      i_mb_height, i_mv_range, i_mv_range_thread, p, res[o + p].mv[0],
+                                                      res[o + p].mv[1], w.cx, w.cy, cost_mv, i_cost_mv, i_subme,
+                                                      b_fpel_satd );
+            }
+}
+
 /* ---------------------------------------------------------------- backend */
 
 static int c_init( cuda_me_t *h )
@@ -138,13 +167,17 @@ static void c_uninit( cuda_me_t *h )
 static int c_frame_alloc( cuda_me_t *h, cme_frame_t *f )
 {
     f->i_stride = (h->param.i_width + 2*CME_PAD + 63) & ~63;
-    size_t size = f->i_stride * (h->param.i_height + 2*CME_PAD);
+    /* i_subme: F, H, V, C, one stride (CME_HPEL_PAD == CME_PAD) */
+    const size_t plane = f->i_stride * (h->param.i_height + 2*CME_PAD);
+    size_t size = plane * (h->param.i_subme ? 4 : 1);
     if( cme_fault( h, CME_FAULT_ALLOC ) || !(f->p_alloc = malloc( size )) )
     {
         cme_log( h, CUDA_ME_LOG_ERROR, "cannot allocate %zu bytes for a frame\n", size );
         return CUDA_ME_ENOMEM;
     }
     f->plane = (uint8_t*)f->p_alloc + CME_PAD * f->i_stride + CME_PAD;
+    for( int i = 0; i < 3; i++ )
+        f->hpel[i] = h->param.i_subme ? f->plane + (i + 1) * plane : NULL;
     pthread_mutex_lock( &h->lock );
     h->stats.i_host_bytes += size;
     pthread_mutex_unlock( &h->lock );
@@ -166,19 +199,25 @@ static int c_frame_put( cuda_me_t *h, cme_frame_t *f, const uint8_t *luma, intpt
         return CUDA_ME_EDEVICE;
     }
     cme_copy_padded( f->plane, f->i_stride, luma, i_stride, h->param.i_width, h->param.i_height );
+    if( h->param.i_subme )
+        cme_hpel_planes_c( f->plane, f->i_stride, h->param.i_width, h->param.i_height, f->hpel, f->i_stride );
     return 0;
 }
 
 static int c_job_alloc( cuda_me_t *h, cme_job_t *j )
 {
-    size_t size = (size_t)h->i_mb_count * h->i_cands * h->i_parts * sizeof(cuda_me_result_t)
+    /* results, then (i_subme) sub-pel results and jobs, centres, costs */
+    const size_t n = (size_t)h->i_mb_count * h->i_cands * h->i_parts, n_sub = h->param.i_subme ? n : 0;
+    size_t size = n * sizeof(cuda_me_result_t) + n_sub * (sizeof(cme_subpel_result_t) + sizeof(cme_subpel_job_t))
                 + (size_t)h->i_mb_count * 2 * sizeof(int16_t) + (4*h->param.i_range + 1) * sizeof(uint16_t);
     if( cme_fault( h, CME_FAULT_ALLOC ) || !(j->res = malloc( size )) )
     {
         cme_log( h, CUDA_ME_LOG_ERROR, "cannot allocate %zu bytes for results\n", size );
         return CUDA_ME_ENOMEM;
     }
-    j->centre = (int16_t*)(j->res + (size_t)h->i_mb_count * h->i_cands * h->i_parts);
+    j->sub = n_sub ? (cme_subpel_result_t*)(j->res + n) : NULL;
+    j->sub_job = n_sub ? (cme_subpel_job_t*)((cme_subpel_result_t*)(j->res + n) + n_sub) : NULL;
+    j->centre = (int16_t*)((uint8_t*)(j->res + n) + n_sub * (sizeof(cme_subpel_result_t) + sizeof(cme_subpel_job_t)));
     j->mv_cost = (uint16_t*)(j->centre + (size_t)h->i_mb_count * 2);
     pthread_mutex_lock( &h->lock );
     h->stats.i_host_bytes += size;
@@ -212,10 +251,28 @@ static int c_job_finish( cuda_me_t *h, cme_job_t *j )
     cme_search_c( j->cur->plane, j->cur->i_stride, j->ref->plane, j->ref->i_stride,
                   h->i_mb_width, h->i_mb_height, h->param.i_range, h->param.i_mv_range, j->i_mv_range_thread,
                   j->b_cost ? j->mv_cost : h->mv_cost, j->b_centre ? j->centre : NULL, h->i_parts, h->i_cands, j->res );
-    double t1 = cme_time_ms();
+    double t1 = cme_time_ms(), t2 = t1;
+    if( h->param.i_subme )
+    {
+        const int16_t *centre = j->b_centre ? j->centre : NULL;
+        const uint8_t *const plane[4] = { j->ref->plane, j->ref->hpel[0], j->ref->hpel[1], j->ref->hpel[2] };
+        const int i_cost_mv = j->i_subpel_cost * h->i_subpel_cost_size + 8*h->param.i_mv_range;
+        cme_subpel_jobs_c( j->cur->plane, j->cur->i_stride, j->ref->plane, j->ref->i_stride, h->i_mb_width,
+                           h->i_mb_height, h->param.i_range, h->param.i_mv_range, j->i_mv_range_thread, centre,
+                           j->res, h->i_parts, h->i_cands, h->subpel_cost, i_cost_mv, h->param.i_subme,
+                           h->param.b_fpel_satd, j->sub_job );
+        cme_refine_subpel_batch_c( j->cur->plane, j->cur->i_stride, plane, j->ref->i_stride, h->subpel_cost,
+                                   j->sub_job, (int)h->i_sub_count, j->sub );
+        t2 = cme_time_ms();
+    }
     pthread_mutex_lock( &h->lock );
     h->stats.f_search_ms += t1 - t0;
-    h->stats.f_busy_ms += t1 - t0;
+    h->stats.f_busy_ms += t2 - t0;
+    if( h->param.i_subme )
+    {
+        h->stats.f_subpel_ms += t2 - t1;
+        h->stats.i_subpel_parts += (int64_t)h->i_sub_count;
+    }
     pthread_mutex_unlock( &h->lock );
     return 0;
 }

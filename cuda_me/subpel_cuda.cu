@@ -5,7 +5,8 @@
  * both call the specification's CME_SPEC functions (__host__ __device__
  * under nvcc), so the formulas, the candidate order and the tie rules exist
  * once.  Tested against C in tests/checkasm_me.c (needs a GPU), timed by
- * bench_me -S.  Not yet used by the library's API (kernels.h sketches it).
+ * bench_me -S.  Used by the library with cuda_me_param_t.i_subme (cuda.c);
+ * not yet by x264's glue.
  *
  * hpel_kernel: the half-pel planes H, V, C of a padded luma plane.
  *   One thread per output pixel (x, y) of [-CME_HPEL_PAD, w+CME_HPEL_PAD) x
@@ -25,6 +26,14 @@
  *   partition (lanes = pixels, shuffles for the Hadamards) is the obvious
  *   next version, to be measured against this one.
  *
+ * jobs_kernel: the refinement's jobs of a searched pair (subpel_jobs.h).
+ *   One thread per (macroblock, candidate, partition), SUBPEL_JOBS_THREADS
+ *   per block: the candidate's window centre (pass 1: the job's centre;
+ *   pass 2: pass2_kernel's), clipped by cme_get_window, then
+ *   cme_subpel_make_job (one fpel compare of the partition at its integer
+ *   vector).  Jobs come out in the results' order [mb][cand][part], so the
+ *   refinement's warps mix partition sizes (see refine_kernel).
+ *
  * Launchers (kernels.h) take a stream, never synchronise, and return the
  * launch error.
  *****************************************************************************/
@@ -33,6 +42,7 @@
 
 #include "subpel_spec.h"
 #include "kernels.h"
+#include "subpel_jobs.h"
 
 #define HPEL_BX 32
 #define HPEL_BY 8
@@ -40,6 +50,8 @@
 #define REFINE_MINB      4   /* blocks per SM: <= 128 registers a thread; ptxas then
                               * keeps everything in registers (110 on sm_90; fewer
                               * bounds gave it 96 and spills) */
+
+#define SUBPEL_JOBS_THREADS 128
 
 #define DIV_UP( a, b ) (((a) + (b) - 1) / (b))
 
@@ -73,6 +85,25 @@ refine_kernel( const cme_subpel_launch_t a )
     a.out[i] = r;
 }
 
+__global__ void __launch_bounds__( SUBPEL_JOBS_THREADS )
+jobs_kernel( const cme_subpel_jobs_launch_t a )
+{
+    const int i = blockIdx.x * SUBPEL_JOBS_THREADS + threadIdx.x;
+    const int per_mb = a.i_cands * a.i_parts;
+    if( i >= a.i_mb_width * a.i_mb_height * per_mb )
+        return;
+    const int mb = i / per_mb, cand = (i - mb * per_mb) / a.i_parts, p = i - mb * per_mb - cand * a.i_parts;
+    const int mb_y = mb / a.i_mb_width, mb_x = mb - mb_y * a.i_mb_width;
+    const int16_t *c = cand ? a.centre2 : a.centre;
+    const cme_window_t w = cme_get_window( mb_x, mb_y, a.i_mb_width, a.i_mb_height,
+                                           cand ? cme_pass2_range( a.i_range ) : a.i_range, a.i_mv_range,
+                                           a.i_mv_range_thread, c ? c[2*mb] : 0, c ? c[2*mb+1] : 0 );
+    const cuda_me_result_t r = a.res[i];
+    a.job[i] = cme_subpel_make_job( a.cur, a.i_pitch, a.ref, a.i_pitch, mb_x, mb_y, a.i_mb_width, a.i_mb_height,
+                                    a.i_mv_range, a.i_mv_range_thread, p, r.mv[0], r.mv[1], w.cx, w.cy, a.cost_mv,
+                                    a.i_cost_mv, a.i_subme, a.b_fpel_satd );
+}
+
 /* ---------------------------------------------------------------- host */
 
 extern "C" cudaError_t cme_cuda_hpel_planes( const uint8_t *src, int i_src_pitch, int w, int h, uint8_t *const dst[3],
@@ -96,5 +127,15 @@ extern "C" cudaError_t cme_cuda_refine_subpel( const cme_subpel_launch_t *l, cud
     if( !l->cur || !l->plane[0] || !l->plane[1] || !l->plane[2] || !l->plane[3] || !l->cost_mv || !l->job || !l->out )
         return cudaErrorInvalidValue;
     refine_kernel<<<DIV_UP( l->n, REFINE_THREADS ), REFINE_THREADS, 0, stream>>>( *l );
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cme_cuda_subpel_jobs( const cme_subpel_jobs_launch_t *l, cudaStream_t stream )
+{
+    if( !l || l->i_mb_width <= 0 || l->i_mb_height <= 0 || l->i_parts <= 0 || l->i_cands < 1 || l->i_cands > 2 ||
+        !l->cur || !l->ref || !l->res || !l->cost_mv || !l->job || (l->i_cands == 2 && !l->centre2) )
+        return cudaErrorInvalidValue;
+    const int n = l->i_mb_width * l->i_mb_height * l->i_cands * l->i_parts;
+    jobs_kernel<<<DIV_UP( n, SUBPEL_JOBS_THREADS ), SUBPEL_JOBS_THREADS, 0, stream>>>( *l );
     return cudaGetLastError();
 }
