@@ -9,6 +9,10 @@
  *           ranges 4..128, sizes that are not multiples of 16
  *   api     the hook table on the C backend: lifetimes, misuse, threads,
  *           memory that stops growing
+ *   subpel  the C backend's sub-pel refinement (i_subme) against an oracle
+ *           made of subpel_c.c's per-partition function: random and real
+ *           frames (foreman CIF, street 1080p), one and two candidates,
+ *           subme 2..11, tesa, limits; i_subme 0 as before; bad parameters
  *   fault   injected allocation, launch, copy and device failures, each
  *           at its call: C backend always, CUDA with a device (else SKIP)
  *   device  CUDA_ME_DEVICE_AUTO: the least-loaded GPU's ranking, NVML, and
@@ -1169,6 +1173,373 @@ START_TEST( test_busy_union )
 }
 END_TEST
 
+
+/* ---------------------------------------------------------------- subpel */
+
+/* Partition geometry of the sub-pel jobs (subpel_jobs.h) against the
+ * tests' own rectangles. */
+START_TEST( test_subpel_parts )
+{
+    for( int p = 0; p < CUDA_ME_NPART; p++ )
+    {
+        int x, y, w, h;
+        test_part_rect( p, &x, &y, &w, &h );
+        const int px = cme_part_pixel( p );
+        ck_assert_msg( cme_part_x( p ) == x && cme_part_y( p ) == y && cme_pixel_w( px ) == w && cme_pixel_h( px ) == h,
+                       "partition %d: (%d,%d) %dx%d, want (%d,%d) %dx%d", p, cme_part_x( p ), cme_part_y( p ),
+                       cme_pixel_w( px ), cme_pixel_h( px ), x, y, w, h );
+    }
+}
+END_TEST
+
+/* The sub-pel oracle of one pair, written from cuda_me.h's description
+ * with plain loops: for every macroblock, candidate and partition, the
+ * predictor (the candidate's clipped window centre: pass 1's from the
+ * centres, pass 2's from oracle_pass2_centres), x264's limits, the start
+ * cost (fpel compare pixel by pixel + MV cost), then subpel_c.c's
+ * per-partition cme_refine_subpel_c on half-pel planes made here.  ints
+ * (the integer results to start from, [mb][cands][parts]) come from get().
+ * Checks got (get_subpel) for the macroblocks of mbs (NULL: all);
+ * returns how many results are at odd quarter-pels. */
+typedef struct
+{
+    int range, mv_range, mvrt, parts, cands, subme, satd;
+    const int16_t *centre;
+    const uint16_t *table;       /* the job's table: entry 8*mv_range + d */
+} sp_oracle_t;
+
+static int subpel_oracle_check( const char *name, const sp_oracle_t *o, const tframe_t *cur, const tframe_t *ref,
+                                const cuda_me_result_t *ints, const cuda_me_subpel_result_t *got,
+                                const int (*mbs)[2], int n_mbs )
+{
+    const int mb_w = cur->w / 16, mb_h = cur->h / 16, mb_count = mb_w * mb_h, stride = o->cands * o->parts;
+    /* half-pel planes of ref, CME_PAD border (== CME_HPEL_PAD) */
+    tframe_t hp[3];
+    for( int i = 0; i < 3; i++ )
+        ck_assert( !tframe_alloc( &hp[i], ref->w, ref->h ) );
+    uint8_t *dst[3] = { hp[0].p, hp[1].p, hp[2].p };
+    ck_assert( hp[0].stride == ref->stride );
+    cme_hpel_planes_c( ref->p, ref->stride, ref->w, ref->h, dst, ref->stride );
+    /* pass 2's centres from pass 1's 16x16 vectors */
+    cuda_me_result_t *p1 = malloc( mb_count * sizeof(*p1) );
+    int16_t *c2 = malloc( mb_count * 4 );
+    ck_assert( p1 && c2 );
+    for( int mb = 0; mb < mb_count; mb++ )
+        p1[mb] = ints[(size_t)mb * stride];
+    oracle_pass2_centres( cur, p1, 1, o->mv_range, o->centre, c2 );
+    const uint16_t *cmv = o->table + 8*o->mv_range;
+    /* the jobs too (limits rarely bite in the refinement: the integer
+     * window keeps 6 pixels inside them) */
+    cme_subpel_job_t *jobs = malloc( (size_t)mb_count * stride * sizeof(*jobs) );
+    ck_assert( jobs );
+    cme_subpel_jobs_c( cur->p, cur->stride, ref->p, ref->stride, mb_w, mb_h, o->range, o->mv_range, o->mvrt, o->centre,
+                       ints, o->parts, o->cands, o->table, 8*o->mv_range, o->subme, o->satd, jobs );
+    int odd = 0;
+    for( int i = 0; i < (mbs ? n_mbs : mb_count); i++ )
+    {
+        const int mb_x = mbs ? mbs[i][0] : i % mb_w, mb_y = mbs ? mbs[i][1] : i / mb_w, mb = mb_y * mb_w + mb_x;
+        for( int cand = 0; cand < o->cands; cand++ )
+        {
+            const int16_t *c = cand ? c2 + 2*mb : o->centre ? o->centre + 2*mb : NULL;
+            const cme_window_t w = cme_get_window( mb_x, mb_y, mb_w, mb_h, cand ? (o->range < 16 ? o->range : 16) : o->range,
+                                                   o->mv_range, o->mvrt, c ? c[0] : 0, c ? c[1] : 0 );
+            cme_subpel_param_t sp;
+            sp.i_subme = o->subme;
+            sp.b_fpel_satd = o->satd;
+            sp.mvp[0] = 4*w.cx;
+            sp.mvp[1] = 4*w.cy;
+            sp.p_cost_mv = cmv;
+            /* x264's mb_analyse_init, quarter-pel */
+            sp.mv_min[0] = 4*(-16*mb_x - 24) > -4*o->mv_range ? 4*(-16*mb_x - 24) : -4*o->mv_range;
+            sp.mv_max[0] = 4*(16*(mb_w - mb_x - 1) + 24) < 4*o->mv_range - 1 ? 4*(16*(mb_w - mb_x - 1) + 24) : 4*o->mv_range - 1;
+            sp.mv_min[1] = 4*(-16*mb_y - 24) > -4*o->mv_range ? 4*(-16*mb_y - 24) : -4*o->mv_range;
+            sp.mv_max[1] = 4*(16*(mb_h - mb_y - 1) + 24) < 4*o->mv_range - 1 ? 4*(16*(mb_h - mb_y - 1) + 24) : 4*o->mv_range - 1;
+            if( o->mvrt && sp.mv_max[1] > 4*o->mvrt )
+                sp.mv_max[1] = 4*o->mvrt;
+            for( int p = 0; p < o->parts; p++ )
+            {
+                const size_t k = (size_t)mb * stride + cand * o->parts + p;
+                int px, py, pw, ph;
+                test_part_rect( p, &px, &py, &pw, &ph );
+                sp.i_pixel = pw == 16 ? (ph == 16 ? 0 : 1) : pw == 8 ? (ph == 16 ? 2 : ph == 8 ? 3 : 4) : (ph == 8 ? 5 : 6);
+                const int x = 16*mb_x + px, y = 16*mb_y + py, mvx = ints[k].mv[0], mvy = ints[k].mv[1];
+                /* start cost: SAD or SATD at the integer vector, pixel by pixel */
+                int fcost = 0;
+                for( int by = 0; by < ph; by += 4 )
+                    for( int bx = 0; bx < pw; bx += 4 )
+                    {
+                        int d[16];
+                        for( int yy = 0; yy < 4; yy++ )
+                            for( int xx = 0; xx < 4; xx++ )
+                                d[4*yy+xx] = cur->p[(y+by+yy) * cur->stride + x+bx+xx]
+                                           - ref->p[(y+by+yy+mvy) * ref->stride + x+bx+xx+mvx];
+                        if( o->satd )
+                            fcost += cme_satd_4x4( d );
+                        else
+                            for( int q = 0; q < 16; q++ )
+                                fcost += abs( d[q] );
+                    }
+                const int cost = fcost + cmv[4*mvx - sp.mvp[0]] + cmv[4*mvy - sp.mvp[1]];
+                const cme_subpel_job_t *j = &jobs[k];
+                ck_assert_msg( j->x == x && j->y == y && j->mv[0] == 4*mvx && j->mv[1] == 4*mvy && j->cost == cost &&
+                               j->mvp[0] == sp.mvp[0] && j->mvp[1] == sp.mvp[1] && j->mv_min[0] == sp.mv_min[0] &&
+                               j->mv_min[1] == sp.mv_min[1] && j->mv_max[0] == sp.mv_max[0] &&
+                               j->mv_max[1] == sp.mv_max[1] && j->i_cost_mv == 8*o->mv_range && j->i_pixel == sp.i_pixel &&
+                               j->i_subme == o->subme && j->b_fpel_satd == o->satd && !j->reserved,
+                               "%s (seed %u): mb (%d,%d) cand %d part %d: job (%d,%d) mv (%d,%d) cost %d mvp (%d,%d) "
+                               "limits x %d..%d y %d..%d, want (%d,%d) (%d,%d) %d (%d,%d) x %d..%d y %d..%d", name,
+                               test_seed(), mb_x, mb_y, cand, p, j->x, j->y, j->mv[0], j->mv[1], j->cost, j->mvp[0],
+                               j->mvp[1], j->mv_min[0], j->mv_max[0], j->mv_min[1], j->mv_max[1], x, y, 4*mvx, 4*mvy,
+                               cost, sp.mvp[0], sp.mvp[1], sp.mv_min[0], sp.mv_max[0], sp.mv_min[1], sp.mv_max[1] );
+                const intptr_t off = (intptr_t)y * ref->stride + x;
+                const uint8_t *const pl[4] = { ref->p + off, hp[0].p + off, hp[1].p + off, hp[2].p + off };
+                cme_subpel_result_t want;
+                cme_refine_subpel_c( cur->p + (intptr_t)y * cur->stride + x, cur->stride, pl, ref->stride, &sp,
+                                     4*mvx, 4*mvy, cost, &want );
+                const cuda_me_subpel_result_t *g = &got[k];
+                ck_assert_msg( g->mv[0] == want.mv[0] && g->mv[1] == want.mv[1] && g->cost == want.cost &&
+                               g->mv_hpel[0] == want.mv_hpel[0] && g->mv_hpel[1] == want.mv_hpel[1] &&
+                               g->cost_hpel == want.cost_hpel,
+                               "%s (seed %u): mb (%d,%d) cand %d part %d from (%d,%d) mvp (%d,%d) cost %d: got (%d,%d) %d "
+                               "hpel (%d,%d) %d, want (%d,%d) %d hpel (%d,%d) %d", name, test_seed(), mb_x, mb_y, cand, p,
+                               4*mvx, 4*mvy, sp.mvp[0], sp.mvp[1], cost, g->mv[0], g->mv[1], g->cost, g->mv_hpel[0],
+                               g->mv_hpel[1], g->cost_hpel, want.mv[0], want.mv[1], want.cost, want.mv_hpel[0],
+                               want.mv_hpel[1], want.cost_hpel );
+                odd += (want.mv[0] | want.mv[1]) & 1;
+            }
+        }
+    }
+    free( jobs );
+    free( p1 );
+    free( c2 );
+    for( int i = 0; i < 3; i++ )
+        tframe_free( &hp[i] );
+    return odd;
+}
+
+/* Sub-pel tables at QPs qp0, qp0 + step, ...: n tables of 16*mv_range + 1
+ * (cuda_me.h, subpel_cost); free() it. */
+static uint16_t *subpel_tables( int n, int mv_range, int qp0, int step )
+{
+    const int size = 16*mv_range + 1;
+    uint16_t *t = malloc( (size_t)n * size * sizeof(uint16_t) );
+    ck_assert( t );
+    for( int i = 0; i < n; i++ )
+        test_cost_mv_qpel( t + (size_t)i * size + 8*mv_range, 8*mv_range, qp0 + i * step );
+    return t;
+}
+
+/* The C backend with i_subme against the oracle: random frames moved by
+ * sub-pel-ish amounts, every frame edge, one and two candidates, 9 and 41
+ * partitions, subme 2..11, tesa, frame-thread limits, centres, several
+ * cost tables. */
+static const struct
+{
+    int w, h, range, mv_range, mvrt, parts, cands, subme, satd, spread, dx, dy;
+} sp_api_cases[] =
+{
+    {  64,  48,  8,  512,  0, 41, 1,  7, 0, -1,  3, -2 },
+    {  64,  48,  8,  512,  0, 41, 2,  2, 0, 10,  2,  1 },
+    {  80,  64, 12,  512, 24, 41, 2,  5, 0, 20, -4,  5 },
+    {  96,  64, 20,  512,  0,  9, 2,  9, 1, 30,  7, -3 },   /* tesa */
+    {  48,  32,  4,   48,  0, 41, 1, 11, 0, 40,  1,  1 },   /* mv_range clips */
+    {  96,  80, 24,  512,  8,  9, 2,  6, 0, 40,  0, 20 },   /* the smallest thread limit */
+    {  16,  16,  8,  512,  0, 41, 2,  4, 0, -1,  5,  5 },   /* one macroblock */
+    {  64,  48, 16,  512, 40, 41, 2,  3, 1, 12, -9,  6 },
+};
+
+START_TEST( test_api_subpel )
+{
+    const __typeof__(sp_api_cases[0]) *c = &sp_api_cases[_i];
+    uint32_t rng = test_seed() + 313 * _i;
+    uint16_t *tables = subpel_tables( 3, c->mv_range, 20, 6 );
+    cuda_me_param_t p = api_param( c->w, c->h, c->range, CUDA_ME_BACKEND_C );
+    p.i_mv_range = c->mv_range;
+    p.i_mv_range_thread = c->mvrt;
+    p.i_parts = c->parts;
+    p.i_cands = c->cands;
+    p.i_subme = c->subme;
+    p.b_fpel_satd = c->satd;
+    p.subpel_cost = tables;
+    p.i_subpel_costs = 3;
+    fixture_t x;
+    fixture_open( &x, &p, 3, 0, &rng, c->dx, c->dy );
+    memset( tables, 0, 3 * (16*c->mv_range + 1) * sizeof(uint16_t) );   /* copied at open */
+    free( tables );
+    tables = subpel_tables( 3, c->mv_range, 20, 6 );
+    const int mb_w = c->w / 16, mb_h = c->h / 16, n = mb_w * mb_h * c->cands * c->parts;
+    int16_t *centre = test_centres( mb_w * mb_h, c->spread, &rng );
+    uint16_t cost[MV_COST_SIZE];
+    test_mv_cost_qp( cost, c->range, 26 );
+    const cuda_me_job_t job = { centre, cost, c->mvrt ? 8 + (c->mvrt - 8) / 2 : 0, 2 };
+    ck_assert_int_eq( F.submit( x.h, 1, 0, &job ), 0 );
+    ck_assert_int_eq( F.submit( x.h, 2, 1, NULL ), 0 );
+    for( int k = 0; k < 2; k++ )
+    {
+        const int i_cur = k ? 2 : 1, i_ref = i_cur - 1;
+        const cuda_me_result_t *ints = get_ok( x.h, i_cur, i_ref );
+        const cuda_me_subpel_result_t *sub = F.get_subpel( x.h, i_cur, i_ref );
+        ck_assert_msg( sub, "get_subpel( %d, %d ) returned NULL (error %d)", i_cur, i_ref, F.error( x.h ) );
+        ck_assert_ptr_eq( F.get_subpel( x.h, i_cur, i_ref ), sub );
+        /* the integer results: as without sub-pel */
+        cuda_me_result_t *want = malloc( n * sizeof(*want) );
+        ck_assert( want );
+        cme_search_c( x.f[i_cur].p, x.f[i_cur].stride, x.f[i_ref].p, x.f[i_ref].stride, mb_w, mb_h, c->range, c->mv_range,
+                      k ? c->mvrt : job.i_mv_range_thread ? job.i_mv_range_thread : c->mvrt,
+                      k ? p.mv_cost : cost, k ? NULL : centre, c->parts, c->cands, want );
+        expect_results( "i_subme: integer results", want, ints, mb_w, mb_h, c->cands * c->parts );
+        free( want );
+        const sp_oracle_t o = { c->range, c->mv_range, k ? c->mvrt : job.i_mv_range_thread ? job.i_mv_range_thread : c->mvrt,
+                                c->parts, c->cands, c->subme, c->satd, k ? NULL : centre,
+                                tables + (size_t)(k ? 0 : 2) * (16*c->mv_range + 1) };
+        char name[96];
+        snprintf( name, sizeof(name), "sub-pel case %d pair %d", _i, k );
+        /* frames moved by whole pixels plus noise: few odd quarter-pels
+         * (the real frames below must have some) */
+        subpel_oracle_check( name, &o, &x.f[i_cur], &x.f[i_ref], ints, sub, NULL, 0 );
+    }
+    cuda_me_stats_t st;
+    F.stats( x.h, &st );
+    ck_assert_int_eq( st.i_subpel_parts, 2 * n );
+    ck_assert( st.f_subpel_ms >= 0 && st.f_busy_ms >= st.f_search_ms );
+    free( tables );
+    free( centre );
+    fixture_close( &x );
+}
+END_TEST
+
+/* Real frames: foreman CIF (all macroblocks) and street 1080p (a band of
+ * macroblocks on every edge and inside), two candidates. */
+START_TEST( test_api_subpel_real )
+{
+    static const struct { const char *file; int range, parts, subme, satd; } clips[] =
+    {
+        { "foreman_cif.y4m",    16, CUDA_ME_NPART,     7, 0 },
+        { "street_1080p_2.y4m",  8, CUDA_ME_NPART_8x8, 9, 0 },
+    };
+    const int c = _i;
+    char path[512];
+    snprintf( path, sizeof(path), "%s/%s", test_data_dir(), clips[c].file );
+    tframe_t f[2];
+    /* street_1080p_2.y4m has 2 frames (tests/e2e.sh makes it) */
+    if( tframe_read_y4m( &f[0], path, 0 ) || tframe_read_y4m( &f[1], path, 1 ) )
+        ck_abort_msg( "cannot read frames 0 and 1 of %s (run tests/run.sh, which decodes the clips)", path );
+    const int mv_range = 512;
+    uint16_t *tables = subpel_tables( 1, mv_range, 26, 0 );
+    cuda_me_param_t p = api_param( f[0].w, f[0].h, clips[c].range, CUDA_ME_BACKEND_C );
+    p.i_parts = clips[c].parts;
+    p.i_cands = 2;
+    p.i_subme = clips[c].subme;
+    p.b_fpel_satd = clips[c].satd;
+    p.subpel_cost = tables;
+    p.i_subpel_costs = 1;
+    cuda_me_t *h = F.open( &p, NULL );
+    ck_assert_ptr_nonnull( h );
+    uint32_t rng = test_seed() + 71;
+    const int mb_w = f[0].w / 16, mb_h = f[0].h / 16;
+    int16_t *centre = test_centres( mb_w * mb_h, 6, &rng );
+    const cuda_me_job_t job = { centre, NULL, 0, 0 };
+    for( int i = 0; i < 2; i++ )
+        ck_assert_int_eq( F.put_frame( h, i, f[i].p, f[i].stride ), 0 );
+    ck_assert_int_eq( F.submit( h, 1, 0, &job ), 0 );
+    const cuda_me_result_t *ints = get_ok( h, 1, 0 );
+    const cuda_me_subpel_result_t *sub = F.get_subpel( h, 1, 0 );
+    ck_assert_ptr_nonnull( sub );
+    const sp_oracle_t o = { clips[c].range, mv_range, 0, clips[c].parts, 2, clips[c].subme, clips[c].satd, centre, tables };
+    int mbs[12][2] = { {0,0}, {1,0}, {mb_w-1,0}, {0,1}, {mb_w/2,mb_h/2}, {mb_w-1,mb_h/2}, {mb_w/3,mb_h/3},
+                       {0,mb_h-1}, {mb_w/2,mb_h-1}, {mb_w-1,mb_h-1}, {mb_w-2,mb_h-2}, {7,5} };
+    char name[96];
+    snprintf( name, sizeof(name), "sub-pel, real frames (%s)", clips[c].file );
+    const int odd = subpel_oracle_check( name, &o, &f[1], &f[0], ints, sub, c ? (const int (*)[2])mbs : NULL, 12 );
+    printf( "--- %s: %d results at odd quarter-pels\n", name, odd );
+    ck_assert_msg( odd > 0, "%s: no result at an odd quarter-pel", name );
+    F.close( h );
+    free( centre );
+    free( tables );
+    tframe_free( &f[0] );
+    tframe_free( &f[1] );
+}
+END_TEST
+
+/* i_subme 0 (the default): the sub-pel fields mean nothing, results are
+ * those of before (cme_search_c's), get_subpel gives NULL, nothing is
+ * refined or counted; bad sub-pel parameters are refused with a reason. */
+static char sp_log[1024];
+static void sp_log_keep( void *opaque, int level, const char *fmt, va_list ap )
+{
+    (void)opaque; (void)level;
+    vsnprintf( sp_log, sizeof(sp_log), fmt, ap );
+}
+
+START_TEST( test_api_subpel_params )
+{
+    uint32_t rng = test_seed() + 29;
+    cuda_me_param_t p = api_param( 64, 48, 12, CUDA_ME_BACKEND_C );
+    p.i_cands = 2;
+    p.b_fpel_satd = 7;               /* ignored without i_subme */
+    p.i_subpel_costs = -3;
+    fixture_t x;
+    fixture_open( &x, &p, 2, 0, &rng, 3, -2 );
+    const cuda_me_job_t job = { NULL, NULL, 0, 99 };   /* i_subpel_cost: ignored */
+    ck_assert_int_eq( F.submit( x.h, 1, 0, &job ), 0 );
+    guarded_t want;
+    ck_assert( !guarded_alloc( &want, 12 * 2 * 41 ) );
+    cme_search_c( x.f[1].p, x.f[1].stride, x.f[0].p, x.f[0].stride, 4, 3, 12, 512, 0, p.mv_cost, NULL, 41, 2, want.r );
+    expect_results( "i_subme 0", want.r, get_ok( x.h, 1, 0 ), 4, 3, 2 * 41 );
+    ck_assert_ptr_null( F.get_subpel( x.h, 1, 0 ) );
+    cuda_me_stats_t st;
+    F.stats( x.h, &st );
+    ck_assert( st.f_subpel_ms == 0 && st.i_subpel_parts == 0 && st.f_busy_ms == st.f_search_ms );
+    fixture_close( &x );
+    guarded_free( &want );
+
+    uint16_t *tables = subpel_tables( 2, 512, 26, 4 );
+    static const struct { int subme, satd, n, b_tables; const char *why; } bad[] =
+    {
+        { 1, 0, 1, 1, "i_subme" }, { -1, 0, 1, 1, "i_subme" }, { 12, 0, 1, 1, "i_subme" },
+        { 7, 0, 1, 0, "subpel_cost" }, { 7, 0, 0, 1, "i_subpel_costs" },
+        { 7, 0, CUDA_ME_SUBPEL_COSTS_MAX + 1, 1, "i_subpel_costs" }, { 7, 2, 1, 1, "b_fpel_satd" },
+    };
+    for( unsigned i = 0; i < sizeof(bad)/sizeof(*bad); i++ )
+    {
+        cuda_me_param_t q = api_param( 64, 48, 12, CUDA_ME_BACKEND_C );
+        q.i_subme = bad[i].subme;
+        q.b_fpel_satd = bad[i].satd;
+        q.i_subpel_costs = bad[i].n;
+        q.subpel_cost = bad[i].b_tables ? tables : NULL;
+        q.pf_log = sp_log_keep;
+        sp_log[0] = 0;
+        int err = 0;
+        ck_assert_msg( !F.open( &q, &err ) && err == CUDA_ME_EINVAL, "bad sub-pel parameters %u accepted", i );
+        ck_assert_msg( strstr( sp_log, bad[i].why ), "bad sub-pel parameters %u: '%s' does not say %s", i, sp_log,
+                       bad[i].why );
+    }
+    /* a job's table out of range: refused, nothing done, not sticky */
+    p = api_param( 64, 48, 12, CUDA_ME_BACKEND_C );
+    p.i_subme = 5;
+    p.subpel_cost = tables;
+    p.i_subpel_costs = 2;
+    p.pf_log = sp_log_keep;
+    fixture_open( &x, &p, 2, 0, &rng, 1, 1 );
+    for( int t = -1; t <= 2; t += 3 )
+    {
+        const cuda_me_job_t bj = { NULL, NULL, 0, t };
+        sp_log[0] = 0;
+        ck_assert_int_eq( F.submit( x.h, 1, 0, &bj ), CUDA_ME_EINVAL );
+        ck_assert_msg( strstr( sp_log, "i_subpel_cost" ), "job table %d: no reason given ('%s')", t, sp_log );
+        ck_assert_int_eq( F.error( x.h ), 0 );
+    }
+    const cuda_me_job_t j1 = { NULL, NULL, 0, 1 };
+    ck_assert_int_eq( F.submit( x.h, 1, 0, &j1 ), 0 );
+    ck_assert_ptr_nonnull( F.get_subpel( x.h, 1, 0 ) );
+    ck_assert_ptr_null( F.get_subpel( x.h, 0, 1 ) );   /* never submitted */
+    F.done( x.h, 1 );
+    ck_assert_ptr_null( F.get_subpel( x.h, 1, 0 ) );
+    fixture_close( &x );
+    free( tables );
+}
+END_TEST
+
 /* ---------------------------------------------------------------- main */
 
 static TCase *add_tcase( Suite *s, const char *name, int timeout )
@@ -1204,6 +1575,12 @@ static Suite *cuda_me_suite( void )
     tcase_add_test( tc, test_api_threads );
     tcase_add_test( tc, test_api_cuda_open );
     tcase_add_test( tc, test_busy_union );
+
+    tc = add_tcase( s, "subpel", 600 );
+    tcase_add_test( tc, test_subpel_parts );
+    tcase_add_loop_test( tc, test_api_subpel, 0, sizeof(sp_api_cases)/sizeof(*sp_api_cases) );
+    tcase_add_loop_test( tc, test_api_subpel_real, 0, 2 );
+    tcase_add_test( tc, test_api_subpel_params );
 
     tc = add_tcase( s, "fault", 120 );
     tcase_add_loop_test( tc, test_fault, 0, sizeof(faults)/sizeof(*faults) );
