@@ -13,6 +13,8 @@
  * of partitions (all sizes, --subme 2..11, tesa, x264's limits, several
  * cost tables) on C's planes and on the kernel's own.  Their inputs and C
  * results are made and checked (the search must move) without a GPU too.
+ * Sub-pel through the API (i_subme: planes at upload, jobs_kernel and the
+ * refinement after each search): CUDA == C, integer and sub-pel results.
  *
  * Without a CUDA device every test here says SKIP loudly and passes, unless
  * CUDA_ME_REQUIRE_GPU=1, which turns the skip into a failure.
@@ -971,6 +973,122 @@ START_TEST( test_backend_equal )
 }
 END_TEST
 
+
+/* Sub-pel refinement through the API (i_subme): CUDA (hpel_kernel at each
+ * upload, jobs_kernel and refine_kernel after each search) and C give the
+ * same integer and sub-pel results, for every pair of several frames in
+ * flight, with the jobs' centres, integer costs, frame-thread limits and
+ * sub-pel cost tables. */
+static const struct { int subme, satd, cands, thread, parts; } sp_backend_cases[] =
+{
+    { 7, 0, 2, 0, CUDA_ME_NPART }, { 2, 0, 1, 24, CUDA_ME_NPART_8x8 }, { 9, 1, 2, 24, CUDA_ME_NPART },
+    { 11, 0, 1, 0, CUDA_ME_NPART }, { 5, 0, 2, 40, CUDA_ME_NPART_8x8 },
+};
+
+START_TEST( test_backend_subpel )
+{
+    const __typeof__(sp_backend_cases[0]) *c = &sp_backend_cases[_i];
+    char name[112];
+    snprintf( name, sizeof(name), "backend CUDA == C, sub-pel (subme %d%s, %d candidate%s, mv_range_thread %d, %d parts)",
+              c->subme, c->satd ? " tesa" : "", c->cands, c->cands > 1 ? "s" : "", c->thread, c->parts );
+    if( !have_gpu( name ) )
+        return;
+    char path[512];
+    snprintf( path, sizeof(path), "%s/foreman_cif.y4m", test_data_dir() );
+    enum { NF = 6 };
+    tframe_t f[NF];
+    for( int i = 0; i < NF; i++ )
+        if( tframe_read_y4m( &f[i], path, i ) )
+            ck_abort_msg( "cannot read %s", path );
+    cuda_me_function_t F;
+    cuda_me_init( CUDA_ME_API_VERSION, &F );
+    const int range = 24, mv_range = 512, tsize = 16*mv_range + 1;
+    uint16_t cost[MV_COST_SIZE], cost30[MV_COST_SIZE];
+    test_mv_cost( cost, range );
+    test_mv_cost_qp( cost30, range, 30 );
+    uint16_t *tables = malloc( 2 * tsize * sizeof(uint16_t) );
+    ck_assert_ptr_nonnull( tables );
+    test_cost_mv_qpel( tables + 8*mv_range, 8*mv_range, 24 );
+    test_cost_mv_qpel( tables + tsize + 8*mv_range, 8*mv_range, 34 );
+    uint32_t rng = test_seed() + 1207;
+    const int mb_w = f[0].w / 16, mb_h = f[0].h / 16;
+    int16_t *centre = test_centres( mb_w * mb_h, 30, &rng );
+    const cuda_me_job_t job = { centre, cost30, c->thread ? 16 : 40, 1 };
+    cuda_me_param_t p = { 0 };
+    p.i_width = f[0].w;
+    p.i_height = f[0].h;
+    p.i_range = range;
+    p.i_mv_range = mv_range;
+    p.i_mv_range_thread = c->thread;
+    p.i_parts = c->parts;
+    p.i_cands = c->cands;
+    p.mv_cost = cost;
+    p.i_subme = c->subme;
+    p.b_fpel_satd = c->satd;
+    p.subpel_cost = tables;
+    p.i_subpel_costs = 2;
+    cuda_me_t *h[2];
+    p.i_backend = CUDA_ME_BACKEND_CUDA;
+    h[0] = F.open( &p, NULL );
+    p.i_backend = CUDA_ME_BACKEND_C;
+    h[1] = F.open( &p, NULL );
+    ck_assert_msg( h[0] && h[1], "%s: open failed (CUDA %p, C %p)", name, (void*)h[0], (void*)h[1] );
+    for( int k = 0; k < 2; k++ )
+    {
+        for( int i = 0; i < NF; i++ )
+            ck_assert_int_eq( F.put_frame( h[k], i, f[i].p, f[i].stride ), 0 );
+        for( int i = 0; i < NF; i++ )
+            for( int r = -1; r <= 2; r++ )
+                if( r && i - r >= 0 && i - r < NF )
+                    ck_assert_int_eq( F.submit( h[k], i, i - r, (i & 1) ? &job : NULL ), 0 );
+    }
+    const size_t n = (size_t)mb_w * mb_h * c->cands * c->parts;
+    int pairs = 0;
+    for( int i = NF - 1; i >= 0; i-- )
+        for( int r = -1; r <= 2; r++ )
+            if( r && i - r >= 0 && i - r < NF )
+            {
+                char what[200];
+                snprintf( what, sizeof(what), "%s, frame %d ref %d (CUDA error %d, C error %d)", name, i, i - r,
+                          F.error( h[0] ), F.error( h[1] ) );
+                check_results( what, F.get( h[1], i, i - r ), F.get( h[0], i, i - r ), mb_w, mb_h, c->cands * c->parts );
+                const cuda_me_subpel_result_t *a = F.get_subpel( h[0], i, i - r ), *b = F.get_subpel( h[1], i, i - r );
+                ck_assert_msg( a && b, "%s: no sub-pel results (CUDA %p, C %p)", what, (const void*)a, (const void*)b );
+                for( size_t k = 0; k < n; k++ )
+                    ck_assert_msg( a[k].mv[0] == b[k].mv[0] && a[k].mv[1] == b[k].mv[1] && a[k].cost == b[k].cost &&
+                                   a[k].mv_hpel[0] == b[k].mv_hpel[0] && a[k].mv_hpel[1] == b[k].mv_hpel[1] &&
+                                   a[k].cost_hpel == b[k].cost_hpel,
+                                   "%s (seed %u): sub-pel result %zu (mb %zu, cand %zu, part %zu): CUDA (%d,%d) %d hpel "
+                                   "(%d,%d) %d, C (%d,%d) %d hpel (%d,%d) %d", what, test_seed(), k,
+                                   k / (c->cands * c->parts), k / c->parts % c->cands, k % c->parts, a[k].mv[0],
+                                   a[k].mv[1], a[k].cost, a[k].mv_hpel[0], a[k].mv_hpel[1], a[k].cost_hpel, b[k].mv[0],
+                                   b[k].mv[1], b[k].cost, b[k].mv_hpel[0], b[k].mv_hpel[1], b[k].cost_hpel );
+                pairs++;
+            }
+    cuda_me_stats_t s;
+    F.stats( h[0], &s );
+    printf( "%s: %d pairs on %s, search %.3f ms/pair, sub-pel %.3f ms/pair (%lld partitions), upload %.3f ms/frame\n",
+            name, pairs, s.device, s.f_search_ms / pairs, s.f_subpel_ms / pairs, (long long)s.i_subpel_parts,
+            s.f_upload_ms / NF );
+    ck_assert( s.f_subpel_ms > 0 );
+    ck_assert_int_eq( s.i_subpel_parts, (int64_t)pairs * (int64_t)n );
+    for( int k = 0; k < 2; k++ )
+    {
+        for( int i = 0; i < NF; i++ )
+        {
+            F.release_frame( h[k], i );
+            F.done( h[k], i );
+        }
+        ck_assert_int_eq( F.error( h[k] ), 0 );
+        F.close( h[k] );
+    }
+    free( tables );
+    free( centre );
+    for( int i = 0; i < NF; i++ )
+        tframe_free( &f[i] );
+}
+END_TEST
+
 /* Log messages of one library handle, for tests that check what it said. */
 typedef struct
 {
@@ -1285,13 +1403,15 @@ Suite *checkasm_suite( void )
     tcase_add_loop_test( tc, test_backend_equal, BACKEND_CANDS2, sizeof(backend_cases)/sizeof(*backend_cases) );
     suite_add_tcase( s, tc );
 #endif
-#if HAVE_CUDA
-    /* the sub-pel kernels alone: CK_RUN_SUITE=gpu CK_RUN_CASE=subpel */
+    /* the sub-pel kernels alone, and through the API (i_subme):
+     * CK_RUN_SUITE=gpu CK_RUN_CASE=subpel */
     tc = tcase_create( "subpel" );
     tcase_set_timeout( tc, 300 );
+#if HAVE_CUDA
     tcase_add_loop_test( tc, test_subpel_planes, 0, sizeof(sp_plane_cases)/sizeof(*sp_plane_cases) );
     tcase_add_loop_test( tc, test_subpel_refine, 0, sizeof(sp_refine_cases)/sizeof(*sp_refine_cases) );
-    suite_add_tcase( s, tc );
 #endif
+    tcase_add_loop_test( tc, test_backend_subpel, 0, sizeof(sp_backend_cases)/sizeof(*sp_backend_cases) );
+    suite_add_tcase( s, tc );
     return s;
 }
