@@ -184,6 +184,7 @@ decode_clips() {   # DECODER [LINE...]
         "mobile_cif.y4m CVPCMNL1_SVA_C.264 20" \
         "carphone_qcif.y4m carphone_pristine.mp4 40" \
         "foreman_346x282.y4m BA1_FT_C.264 12 346 282 2 4" \
+        "street_1080p_2.y4m VID_1920x1080_cabac_temporal_direct.264 2" \
         "$@")
     return $st
 }

@@ -1421,7 +1421,13 @@ START_TEST( test_api_subpel_real )
     char path[512];
     snprintf( path, sizeof(path), "%s/%s", test_data_dir(), clips[c].file );
     tframe_t f[2];
-    /* street_1080p_2.y4m has 2 frames (tests/e2e.sh makes it) */
+    /* street_1080p_2.y4m has 2 frames (tests/lib.sh decode_clips makes it,
+     * and tests/e2e.sh); a machine without FFmpeg may lack it */
+    if( c && access( path, R_OK ) )
+    {
+        printf( "*** SKIP sub-pel, real frames: %s not found; this test did not run ***\n", path );
+        return;
+    }
     if( tframe_read_y4m( &f[0], path, 0 ) || tframe_read_y4m( &f[1], path, 1 ) )
         ck_abort_msg( "cannot read frames 0 and 1 of %s (run tests/run.sh, which decodes the clips)", path );
     const int mv_range = 512;
