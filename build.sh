@@ -176,13 +176,19 @@ cuda_me() {
     make -C "$TOP" -j"$JOBS" lib tests bench >/dev/null || { make -C "$TOP" lib tests bench; die "cuda_me build failed"; }
 }
 
-# x264_build DIR SRC CONFIGURE-ARGS...: out-of-tree build, reconfigured when
-# the arguments or the source commit change.
+# x264_build DIR SRC CONFIGURE-ARGS...: out-of-tree build, reconfigured and
+# rebuilt from clean when the arguments, the source commit or cuda_me.h
+# change (x264's dependencies do not follow the installed cuda_me.h).
 x264_build() {
     dir="$1"; src="$2"; shift 2
-    stamp="$src $* $(git -C "$src" rev-parse HEAD 2>/dev/null || echo stock)"
+    hdr=""
+    for a in "$@"; do
+        case "$a" in --cuda-me-dir=*) hdr="$(md5sum < "${a#--cuda-me-dir=}/include/cuda_me.h" 2>/dev/null | cut -c1-12)" ;; esac
+    done
+    stamp="$src $* $(git -C "$src" rev-parse HEAD 2>/dev/null || echo stock)${hdr:+ cuda_me.h $hdr}"
     mkdir -p "$dir"
     if [ "$(cat "$dir/.configured" 2>/dev/null)" != "$stamp" ]; then
+        [ -f "$dir/Makefile" ] && make -C "$dir" clean >/dev/null 2>&1
         (cd "$dir" && "$src/configure" "$@" > configure.out 2>&1) || { cat "$dir/configure.out"; die "x264 configure failed in $dir"; }
         echo "$stamp" > "$dir/.configured"
     fi

@@ -4,7 +4,7 @@
 # plots, on the GPU machine, with the binaries ./build.sh device built.
 #
 #   results/run.sh [OUTDIR] [table1] [table2] [plots] [startup] [concurrency] [multigpu]
-#                       (default OUTDIR results/h200; default sections: table1 table2 plots)
+#                       (default OUTDIR results/h200; default sections: startup table1 table2 plots)
 #
 # table1 ~4 min, table2 ~8.5 min, plots seconds (results/README.md): on a
 # machine lent for 10 minutes at a time run "table1 plots" and "table2
@@ -46,7 +46,7 @@ export ENC_DUMP=0
 RUN_CMD="results/run.sh $*"
 OUT="results/h200"
 case "${1:-}" in table1|table2|plots|startup|concurrency|multigpu|"") ;; *) OUT="$1"; shift ;; esac
-SECTIONS="${*:-table1 table2 plots}"
+SECTIONS="${*:-startup table1 table2 plots}"
 mkdir -p "$OUT" "$W" || exit 1
 OUT="$(cd "$OUT" && pwd)"
 
@@ -74,7 +74,7 @@ else
     # speed runs (also the speed QP's point of the RD curves when the
     # frames are the same); 1 thread: fewer frames for speed than for quality
     T2_FRAMES_1="${T2_FRAMES_1:-CIF:40 720p:16 1080p:10}"
-    T2_FRAMES_MANY="${T2_FRAMES_MANY:-CIF:120 720p:64 1080p:48}"
+    T2_FRAMES_MANY="${T2_FRAMES_MANY:-CIF:100 720p:50 1080p:40}"
     T2_QFRAMES_1="${T2_QFRAMES_1:-CIF:80 720p:32 1080p:24}"
 fi
 T1_RANGES="${T1_RANGES:-16 32}"
@@ -86,6 +86,10 @@ T2_QFRAMES_MANY="${T2_QFRAMES_MANY:-$T2_FRAMES_MANY}"
 T2_QPS="${T2_QPS:-22 27 32 37}"
 T2_SPEED_QP="${T2_SPEED_QP:-27}"
 T2_REPEATS="${T2_REPEATS:-3}"
+# 1-thread speed runs at a time, each pinned to its own CPU (1: one at a
+# time, unpinned; also without taskset)
+T2_PIN_JOBS="${T2_PIN_JOBS:-$(( $(nproc 2>/dev/null || echo 2) / 2 ))}"
+command -v taskset >/dev/null 2>&1 || T2_PIN_JOBS=1
 T2_CONFIGS="${T2_CONFIGS:-stock stock_mvt64 gpu gpu_r64 esa64}"
 FULL_FRAMES=200
 # concurrency and multigpu (issue 16): 1080p, N encodes at once
@@ -195,7 +199,7 @@ sec_end() {
 x264_run() {
     local name="$1" in="$2" t0 t1; shift 2
     R_LOG="$LOGS/$name.log"
-    R_CMD="$(rel "$X264") --no-progress $* -o $(rel "$W")/$name.264 $(rel "$in")"
+    R_CMD="${ENC_PIN:+taskset -c $ENC_PIN }$(rel "$X264") --no-progress $* -o $(rel "$W")/$name.264 $(rel "$in")"
     if [ "$(left)" -le 0 ]; then
         R_RC=skipped; R_WALL=""; echo "skipped (over budget)" > "$R_LOG"; return 1
     fi
@@ -342,6 +346,28 @@ t2_one() {   # KIND REPEAT RES PRESET THREADS CONFIG QP: one encode, one row in 
         > "$T2_ROWS/$name.csv"
 }
 
+t2_speed() {   # REPEAT RES PRESET THREADS CONFIG: a speed run, printed
+    t2_one speed "$1" "$2" "$3" "$4" "$5" "$T2_SPEED_QP"
+    [ "$R_RC" = 0 ] && printf '  %-6s %-8s %2s threads %-12s %7s fps %8s s%s\n' \
+        "$2" "$3" "$4" "$5" "$(stats "$R_LOG" | cut -d, -f1)" "$R_WALL" "${ENC_PIN:+ (CPU $ENC_PIN)}"
+    return 0
+}
+
+# pin_slot N: waits until one of N slots is free, sets PIN_SLOT to it
+# (slot k runs on CPU k * NCPU / N: every other CPU at N = NCPU / 2)
+PIN_PID=()
+pin_slot() {
+    local k
+    while :; do
+        for k in $(seq 0 $(( $1 - 1 ))); do
+            if [ -z "${PIN_PID[k]:-}" ] || ! kill -0 "${PIN_PID[k]}" 2>/dev/null; then
+                PIN_SLOT=$k; return
+            fi
+        done
+        wait -n
+    done
+}
+
 t2_configs() {   # PRESET THREADS: the configurations run (ESA: medium only;
                  # --mvrange-thread 64 only with frame threads, at 1 thread it is stock)
     local c
@@ -354,7 +380,7 @@ t2_configs() {   # PRESET THREADS: the configurations run (ESA: medium only;
 
 table2() {
     sec_begin table2 "${T2_BUDGET:-540}"
-    local csv="$OUT/table2_runs.csv" res p t c q rep jobs
+    local csv="$OUT/table2_runs.csv" res p t c q rep jobs pj
     T2_ROWS="$W/t2rows"; rm -rf "$T2_ROWS"; mkdir -p "$T2_ROWS"
     for res in $T2_CLIPS; do
         clip "$res" "$(max_frames "$res" "$T2_FRAMES_1" "$T2_FRAMES_MANY" "$T2_QFRAMES_1" "$T2_QFRAMES_MANY")" > /dev/null || return 1
@@ -363,7 +389,7 @@ table2() {
         # quality: every QP (but the speed runs' one when those have the
         # same frames), several at a time (x264 is deterministic: the
         # streams do not depend on the load)
-        if [ "$t" = 1 ]; then jobs=$NCPU; else jobs=$(( NCPU / 6 > 0 ? NCPU / 6 : 1 )); fi
+        if [ "$t" = 1 ]; then jobs=$NCPU; else jobs=$(( NCPU / 4 > 0 ? NCPU / 4 : 1 )); fi
         echo "== $t thread(s): bitrate/PSNR at QP $T2_QPS (QP $T2_SPEED_QP from the speed runs when theirs are the same frames), $jobs encodes at a time ($(date +%T))"
         for res in $T2_CLIPS; do for p in $T2_PRESETS; do for c in $(t2_configs "$p" "$t"); do for q in $T2_QPS; do
             [ "$q" = "$T2_SPEED_QP" ] && [ "$(t2_frames quality "$t" "$res" "$p")" = "$(t2_frames speed "$t" "$res" "$p")" ] && continue
@@ -371,14 +397,20 @@ table2() {
             t2_one quality 0 "$res" "$p" "$t" "$c" "$q" &
         done; done; done; done
         wait
-        # speed: sequential, the repeat loop outside the configuration loop
+        # speed: the repeat loop outside the configuration loop; with many
+        # threads one encode at a time; at 1 thread T2_PIN_JOBS encodes at a
+        # time, each pinned to its own CPU (the configurations of a row run
+        # side by side, under the same load)
+        pj=1; [ "$t" = 1 ] && [ "$T2_PIN_JOBS" -gt 1 ] && pj=$T2_PIN_JOBS
         for rep in $(seq 1 "$T2_REPEATS"); do
-            echo "== $t thread(s): speed at QP $T2_SPEED_QP, repeat $rep of $T2_REPEATS ($(date +%T), $(left) s left)"
+            echo "== $t thread(s): speed at QP $T2_SPEED_QP, repeat $rep of $T2_REPEATS, $pj at a time ($(date +%T), $(left) s left)"
             for res in $T2_CLIPS; do for p in $T2_PRESETS; do for c in $(t2_configs "$p" "$t"); do
-                t2_one speed "$rep" "$res" "$p" "$t" "$c" "$T2_SPEED_QP"
-                [ "$R_RC" = 0 ] && printf '  %-6s %-8s %2s threads %-12s %7s fps %8s s\n' \
-                    "$res" "$p" "$t" "$c" "$(stats "$R_LOG" | cut -d, -f1)" "$R_WALL"
+                if [ "$pj" = 1 ]; then t2_speed "$rep" "$res" "$p" "$t" "$c"; continue; fi
+                pin_slot "$pj"
+                ENC_PIN=$(( PIN_SLOT * NCPU / pj )) t2_speed "$rep" "$res" "$p" "$t" "$c" &
+                PIN_PID[PIN_SLOT]=$!
             done; done; done
+            wait
         done
     done
     echo "$T2_HDR" > "$csv"

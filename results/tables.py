@@ -370,6 +370,13 @@ def table2_md(rows, runs):
            % (rows[0]['qps'] if rows else '')]
     for threads in sorted({r['threads'] for r in rows}, key=lambda t: -int(t)):
         out.append('\n### %s thread%s\n' % (threads, '' if threads == '1' else 's'))
+        pinned = sorted({r['command'].split()[2] for r in runs
+                         if r.get('threads') == threads and r.get('kind') == 'speed'
+                         and r.get('command', '').startswith('taskset -c ')})
+        if pinned:
+            out.append('Speed runs several at a time, each pinned to its own CPU (`taskset -c`, CPUs %s): '
+                       'the configurations of a row ran side by side, under the same load.\n'
+                       % ', '.join(sorted(pinned, key=int)))
         out.append('| clip | preset | config | frames RD / fps | fps (min-max) | wall s | fps vs stock | fps vs mvt64 | BD vs stock | BD vs mvt64 | BD-SSIM vs mvt64 | GPU wait | x264 int. ME ms/frame |')
         out.append('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
         for r in rows:

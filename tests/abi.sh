@@ -48,10 +48,12 @@ SONAME="libx264-gpu-me.so.$API"
 # 1. configure + build + install (skipped when up to date)
 build() {
     local stamp
-    stamp="$SRC $(git -C "$SRC" rev-parse HEAD) $(cat "$B/lib/cuda_me.libs")"
+    # rebuilt from clean when cuda_me.h changes (x264's dependencies do not follow it)
+    stamp="$SRC $(git -C "$SRC" rev-parse HEAD) $(cat "$B/lib/cuda_me.libs") $(md5sum < "$B/include/cuda_me.h" | cut -c1-12)"
     mkdir -p "$S"
     if [ "$(cat "$S/.configured" 2>/dev/null)" != "$stamp" ]; then
         rm -f "$S/.configured"
+        [ -f "$S/Makefile" ] && make -C "$S" clean >/dev/null 2>&1
         (cd "$S" && "$SRC/configure" --bit-depth=8 --enable-shared --disable-cli --enable-cuda-me \
             --cuda-me-dir="$B" --prefix="$P" > configure.out 2>&1) || { cat "$S/configure.out"; return 1; }
         echo "$stamp" > "$S/.configured"
