@@ -184,6 +184,19 @@ EOF
         fail "--mvrange-thread 24 with --gpu-me-range 32: expected limit 24 for every frame"; grep gpu-me "$W/mvrtfix.log"
     fi
     same threads4 threads4b "deterministic: the same encode twice gives the same bytes"
+    # --gpu-me-mode auto (the default): adaptive at --subme 10 and up, else replace
+    # shellcheck disable=SC2086
+    {
+    check vsadapt bus_qcif.y4m $C --preset veryslow --threads 2 --gpu-me-mode adaptive
+    check automed foreman_cif.y4m $C --threads 2
+    }
+    same veryslow vsadapt "--gpu-me-mode auto at veryslow (--subme 10) is adaptive"
+    same automed replace "--gpu-me-mode auto at medium is replace"
+    if grep -q "gpu-me: C reference; .*, adaptive mode" "$W/veryslow.log" && grep -q "gpu-me: C reference; .*, replace mode" "$W/automed.log"; then
+        pass "the info line names the mode auto chose (veryslow: adaptive, medium: replace)"
+    else
+        fail "the info line does not name the mode auto chose"; grep -h "gpu-me: C" "$W/veryslow.log" "$W/automed.log"
+    fi
     # two GPU candidates per partition (the default), against one
     X264_GPU_ME_CANDS=1 check cands1 foreman_cif.y4m $C --threads 4 --merange 24 --gpu-me-stats
     if grep -q "C reference; .*, 2 candidates, " "$W/threads4.log" && grep -q "C reference; .*, 1 candidate, " "$W/cands1.log"; then
