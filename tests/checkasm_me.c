@@ -876,6 +876,16 @@ END_TEST
 
 #endif /* HAVE_CUDA */
 
+/* Opens *p on the CUDA backend into h[0] and on the C reference into h[1]. */
+static void open_cuda_and_c( const cuda_me_function_t *F, cuda_me_param_t *p, cuda_me_t *h[2], const char *name )
+{
+    p->i_backend = CUDA_ME_BACKEND_CUDA;
+    h[0] = F->open( p, NULL );
+    p->i_backend = CUDA_ME_BACKEND_C;
+    h[1] = F->open( p, NULL );
+    ck_assert_msg( h[0] && h[1], "%s: open failed (CUDA %p, C %p)", name, (void*)h[0], (void*)h[1] );
+}
+
 /* The whole library path (put, submit, get, done, release) with many frames
  * in flight and several references per frame: CUDA and C give the same,
  * without and with x264's frame-thread MV limit. */
@@ -918,11 +928,7 @@ START_TEST( test_backend_equal )
     p.i_cands = cands;
     p.mv_cost = cost;
     cuda_me_t *h[2];
-    p.i_backend = CUDA_ME_BACKEND_CUDA;
-    h[0] = F.open( &p, NULL );
-    p.i_backend = CUDA_ME_BACKEND_C;
-    h[1] = F.open( &p, NULL );
-    ck_assert_msg( h[0] && h[1], "%s: open failed (CUDA %p, C %p)", name, (void*)h[0], (void*)h[1] );
+    open_cuda_and_c( &F, &p, h, name );
     /* put everything first, then search each frame against up to 4 earlier
      * and 1 later frame: 16 frames and ~60 jobs in flight at once */
     for( int k = 0; k < 2; k++ )
@@ -1028,11 +1034,7 @@ START_TEST( test_backend_subpel )
     p.subpel_cost = tables;
     p.i_subpel_costs = 2;
     cuda_me_t *h[2];
-    p.i_backend = CUDA_ME_BACKEND_CUDA;
-    h[0] = F.open( &p, NULL );
-    p.i_backend = CUDA_ME_BACKEND_C;
-    h[1] = F.open( &p, NULL );
-    ck_assert_msg( h[0] && h[1], "%s: open failed (CUDA %p, C %p)", name, (void*)h[0], (void*)h[1] );
+    open_cuda_and_c( &F, &p, h, name );
     for( int k = 0; k < 2; k++ )
     {
         for( int i = 0; i < NF; i++ )
