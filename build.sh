@@ -16,7 +16,8 @@
 #   ./build.sh deps       only install the system packages
 #   ./build.sh experiment also build/x264-exp/x264: the series plus the
 #                         developer-only patches/experiments (issue 10's
-#                         X264_GPU_ME_EXPERIMENT; results/attribution.sh)
+#                         X264_GPU_ME_EXPERIMENT; results/attribution.sh),
+#                         and build/device/x264-exp/x264 for the GPU machine
 #   ./build.sh patches    export the commits of build/x264-src on top of the
 #                         pinned x264 into patches/ (the edit loop: README)
 #
@@ -379,6 +380,10 @@ x264_experiment() {
     fi
     x264_build "$B/x264-exp" "$src" --bit-depth=8 --enable-static --cuda-me-dir="$B"
     say "x264 with the developer-only experiments: $B/x264-exp/x264"
+    # the same for the GPU machine (no libav* there), as device() builds x264
+    x264_build "$B/device/x264-exp" "$src" --bit-depth=8 --enable-static --cuda-me-dir="$B" \
+        --disable-lavf --disable-ffms --disable-swscale --disable-lsmash --disable-gpac --disable-avs
+    say "and for the GPU machine: $B/device/x264-exp/x264"
 }
 
 # ------------------------------------------------------------------ main

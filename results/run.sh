@@ -199,7 +199,7 @@ sec_end() {
 x264_run() {
     local name="$1" in="$2" t0 t1; shift 2
     R_LOG="$LOGS/$name.log"
-    R_CMD="${ENC_PIN:+taskset -c $ENC_PIN }$(rel "$X264") --no-progress $* -o $(rel "$W")/$name.264 $(rel "$in")"
+    R_CMD="${ENC_PIN:+taskset -c $ENC_PIN }${ENC_ENV:+$ENC_ENV }$(rel "$X264") --no-progress $* -o $(rel "$W")/$name.264 $(rel "$in")"
     if [ "$(left)" -le 0 ]; then
         R_RC=skipped; R_WALL=""; echo "skipped (over budget)" > "$R_LOG"; return 1
     fi
@@ -333,15 +333,21 @@ t2_frames() {   # KIND THREADS RES PRESET: frames of a quality or speed run
 }
 
 # A configuration CONFIG@FILE runs CONFIG with the x264 binary FILE (a
-# build with other compiled-in choices, side by side with the others).
+# build with other compiled-in choices, side by side with the others);
+# CONFIG+VAR=VALUE (before any @FILE; several +s allowed) runs it with the
+# environment variable set (developer switches such as X264_GPU_ME_CANDS=1
+# or, with the experiment build, X264_LOOKAHEAD_MERANGE=16).
 t2_one() {   # KIND REPEAT RES PRESET THREADS CONFIG QP: one encode, one row in $T2_ROWS/
-    local kind="$1" rep="$2" res="$3" p="$4" t="$5" c="$6" q="$7" f in name bin
+    local kind="$1" rep="$2" res="$3" p="$4" t="$5" c="$6" q="$7" f in name bin cfg envs=""
     f=$(t2_frames "$kind" "$t" "$res" "$p")
     in="$DC/$(clip_name "$res").y4m"
     bin="$X264"; [ "${c#*@}" != "$c" ] && bin="${c#*@}"
-    name="t2_${res}_${p}_${t}t_$(echo "$c" | tr '@/.' '___')_q${q}_${kind}${rep}"
+    cfg="${c%%@*}"
+    [ "${cfg#*+}" != "$cfg" ] && envs="$(echo "${cfg#*+}" | tr '+' ' ')"
+    cfg="${cfg%%+*}"
+    name="t2_${res}_${p}_${t}t_$(echo "$c" | tr '@/.+=' '_____')_q${q}_${kind}${rep}"
     # shellcheck disable=SC2046
-    X264="$bin" x264_run "$name" "$in" --preset "$p" --qp "$q" --threads "$t" --frames "$f" --psnr --ssim --gpu-me-stats $(cfg_args "${c%%@*}")
+    ENC_ENV="$envs" X264="$bin" x264_run "$name" "$in" --preset "$p" --qp "$q" --threads "$t" --frames "$f" --psnr --ssim --gpu-me-stats $(cfg_args "$cfg")
     echo "$(clip_name "$res"),$res,$p,$t,$c,$q,$f,$kind,$rep,$R_RC,$R_WALL,$(stats "$R_LOG"),$(me_stats "$R_LOG" | cut -d, -f3),$META,\"$R_CMD\"" \
         > "$T2_ROWS/$name.csv"
 }

@@ -85,8 +85,10 @@ enc() {   # BIN NAME INPUT ARGS...
     local bin="$1" name="$2" in="$3"; shift 3
     case "$in" in /*|-) ;; *) in="$D/$in" ;; esac
     [ "${ENC_DUMP:-1}" = 0 ] || set -- "$@" --dump-yuv "$W/$name.rec.yuv"
-    # ENC_PIN=CPU: the encode pinned to that CPU (taskset), where taskset exists
-    timeout "${ENC_TIMEOUT:-600}" ${ENC_PIN:+taskset -c "$ENC_PIN"} \
+    # ENC_PIN=CPU: the encode pinned to that CPU (taskset), where taskset
+    # exists; ENC_ENV="VAR=VALUE ...": set for the encode
+    # shellcheck disable=SC2086  # ENC_ENV splits into its assignments
+    timeout "${ENC_TIMEOUT:-600}" ${ENC_PIN:+taskset -c "$ENC_PIN"} ${ENC_ENV:+env $ENC_ENV} \
         "$bin" --no-progress "$@" -o "$W/$name.264" "$in" > "$W/$name.log" 2>&1
     rc=$?
     return $rc
