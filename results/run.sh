@@ -88,7 +88,7 @@ T2_SPEED_QP="${T2_SPEED_QP:-27}"
 T2_REPEATS="${T2_REPEATS:-3}"
 # 1-thread speed runs at a time, each pinned to its own CPU (1: one at a
 # time, unpinned; also without taskset)
-T2_PIN_JOBS="${T2_PIN_JOBS:-$(( $(nproc 2>/dev/null || echo 2) / 2 ))}"
+T2_PIN_JOBS="${T2_PIN_JOBS:-$(( NCPU / 2 ))}"
 command -v taskset >/dev/null 2>&1 || T2_PIN_JOBS=1
 T2_CONFIGS="${T2_CONFIGS:-stock stock_mvt64 gpu gpu_r64 esa64}"
 FULL_FRAMES=200
