@@ -129,11 +129,10 @@ BE_ARG=""
 cfg_args() {
     case "$1" in
         stock)       echo "" ;;
-        stock_mvt64) echo "--mvrange-thread 64" ;;
-        stock_mvt40) echo "--mvrange-thread 40" ;;
-        # plain --gpu-me with the thread MV limit fixed (not per frame)
-        gpu_mvt64)   echo "--gpu-me $BE_ARG --mvrange-thread 64" ;;
-        gpu_mvt40)   echo "--gpu-me $BE_ARG --mvrange-thread 40" ;;
+        # stock_mvtN: stock with the frame-thread MV limit N (the anchor: 64)
+        stock_mvt[0-9]*) echo "--mvrange-thread ${1#stock_mvt}" ;;
+        # plain --gpu-me with the thread MV limit fixed at N (not per frame)
+        gpu_mvt[0-9]*) echo "--gpu-me $BE_ARG --mvrange-thread ${1#gpu_mvt}" ;;
         # plain --gpu-me as users type it (auto backend: CUDA on the GPU
         # machine; it may decide not to use the GPU: see its info line)
         gpu)         echo "--gpu-me $BE_ARG" ;;
