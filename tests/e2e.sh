@@ -204,6 +204,18 @@ EOF
     else
         fail "expected 2 candidates by default and 1 with X264_GPU_ME_CANDS=1"; grep -h "gpu-me: C" "$W/threads4.log" "$W/cands1.log"
     fi
+    # frames of more than 4 Mpixels: one candidate by default (foreman
+    # scaled to 2304x1792, 4.1 Mpixels; a short range for the C search)
+    [ -s "$D/big_2304x1792.y4m" ] || ffmpeg -nostdin -loglevel error -y -i "$D/foreman_cif.y4m" \
+        -vf scale=2304:1792 -frames:v 3 -pix_fmt yuv420p "$D/big_2304x1792.y4m" ||
+        fail "cannot make the 4-Mpixel clip"
+    # shellcheck disable=SC2086
+    check big4m big_2304x1792.y4m $C --gpu-me-range 8 --bframes 0 --ref 1 --threads 2
+    if grep -q "C reference; .*, 1 candidate, " "$W/big4m.log" && grep -q "C reference; .*, 2 candidates, " "$W/threads4.log"; then
+        pass "one GPU candidate on frames of more than 4 Mpixels, two below"
+    else
+        fail "expected 1 candidate at 2304x1792 and 2 at CIF"; grep -h "gpu-me: C" "$W/big4m.log" "$W/threads4.log"
+    fi
     if cmp -s "$W/threads4.264" "$W/cands1.264"; then
         fail "the second GPU candidate does not change the encode"
     else
