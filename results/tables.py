@@ -255,7 +255,8 @@ def table1_md(rows, many, bench_heads):
 # ---------------------------------------------------------------- Table 2
 
 T2_FIELDS = ['clip', 'res', 'preset', 'threads', 'config', 'frames_rd', 'frames_fps', 'qps', 'repeats', 'fps', 'fps_min', 'fps_max',
-             'wall_s', 'fps_vs_stock', 'fps_vs_mvt64', 'bd_psnr_vs_stock', 'bd_psnr_vs_mvt64', 'bd_ssim_vs_mvt64',
+             'wall_s', 'fps_vs_stock', 'fps_vs_mvt64', 'wall_vs_stock_paired', 'wall_vs_stock_paired_min',
+             'wall_vs_stock_paired_max', 'bd_psnr_vs_stock', 'bd_psnr_vs_mvt64', 'bd_ssim_vs_mvt64',
              'kbps_speed_qp', 'psnr_speed_qp', 'gpu_wait_pct', 'me_int_ms_frame', 'deterministic', 'anchor_mvt64',
              'missing'] + META + ['commands']
 NAMES = {'stock': 'stock', 'stock_mvt64': 'stock --mvrange-thread 64', 'gpu': '--gpu-me',
@@ -328,6 +329,10 @@ def table2(outdir, files=()):
         if not mvt and key[3] == '1':
             mvt, anchor_name = stock, 'stock (1 thread: --mvrange-thread has no effect)'
         fstock = fps.get('stock')
+        # wall clock against stock per repeat (the configurations of a repeat
+        # ran one after another: slow drifts of the machine cancel), stock's
+        # wall over the configuration's: >1 is faster
+        swall = {(r['qp'], r['repeat']): num(r['wall_s']) for r in speed.get('stock', []) if num(r.get('wall_s'))}
         fmvt = fps.get('stock_mvt64') or (fstock if key[3] == '1' else None)
         for c in sorted(cfgs, key=lambda c: ORDER.index(c) if c in ORDER else 99):
             rs, sp = okc[c], speed[c]
@@ -343,6 +348,12 @@ def table2(outdir, files=()):
                  'bd_psnr_vs_mvt64': bd(mvt, rs, 'psnr_y') if mvt else None,
                  'bd_ssim_vs_mvt64': bd(mvt, rs, 'ssim_db') if mvt else None,
                  'anchor_mvt64': anchor_name if mvt else ''}
+            paired = [div(swall[(r['qp'], r['repeat'])], num(r['wall_s'])) for r in sp
+                      if (r['qp'], r['repeat']) in swall and num(r.get('wall_s'))]
+            paired = [v for v in paired if v is not None]
+            x['wall_vs_stock_paired'] = median(paired) if paired else None
+            x['wall_vs_stock_paired_min'] = min(paired, default=None)
+            x['wall_vs_stock_paired_max'] = max(paired, default=None)
             if sp:
                 x['kbps_speed_qp'], x['psnr_speed_qp'] = num(sp[0]['kbps']), num(sp[0]['psnr_y'])
                 same = all(len({(r['kbps'], r['psnr_y']) for r in sp if r['qp'] == q}) == 1 for q in {r['qp'] for r in sp})
@@ -378,16 +389,20 @@ def table2_md(rows, runs):
             out.append('Speed runs several at a time, each pinned to its own CPU (`taskset -c`, CPUs %s): '
                        'the configurations of a row ran side by side, under the same load.\n'
                        % ', '.join(sorted(pinned, key=int)))
-        out.append('| clip | preset | config | frames RD / fps | fps (min-max) | wall s | fps vs stock | fps vs mvt64 | BD vs stock | BD vs mvt64 | BD-SSIM vs mvt64 | GPU wait | x264 int. ME ms/frame |')
-        out.append('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+        out.append('| clip | preset | config | frames RD / fps | fps (min-max) | wall s | fps vs stock | fps vs mvt64 | wall vs stock, paired (min-max) | BD vs stock | BD vs mvt64 | BD-SSIM vs mvt64 | GPU wait | x264 int. ME ms/frame |')
+        out.append('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
         for r in rows:
             if r['threads'] != threads:
                 continue
             rng = '' if r['fps_min'] is None else ' (%s-%s)' % (fmt(r['fps_min']), fmt(r['fps_max']))
-            out.append('| %s | %s | %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            pw = ratio(r['wall_vs_stock_paired'])
+            if r['wall_vs_stock_paired'] is not None and r['config'] != 'stock':
+                pw = '%.3fx (%.3f-%.3f)' % (r['wall_vs_stock_paired'], r['wall_vs_stock_paired_min'],
+                                            r['wall_vs_stock_paired_max'])
+            out.append('| %s | %s | %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
                 r['clip'], r['preset'], NAMES.get(r['config'], r['config']), '%s / %s' % (r['frames_rd'], r['frames_fps']),
                 fmt(r['fps']), rng,
-                fmt(r['wall_s']), ratio(r['fps_vs_stock']), ratio(r['fps_vs_mvt64']), pct(r['bd_psnr_vs_stock']),
+                fmt(r['wall_s']), ratio(r['fps_vs_stock']), ratio(r['fps_vs_mvt64']), pw, pct(r['bd_psnr_vs_stock']),
                 pct(r['bd_psnr_vs_mvt64']), pct(r['bd_ssim_vs_mvt64']),
                 '-' if r['gpu_wait_pct'] is None else '%.2f%%' % r['gpu_wait_pct'], fmt(r['me_int_ms_frame'])))
     out.append('\n### Summary: against stock `--mvrange-thread 64` (1 thread: stock), BD-rate at fps ratio\n')
