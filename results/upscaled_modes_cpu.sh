@@ -1,0 +1,45 @@
+#!/bin/bash
+# results/upscaled_modes_cpu.sh [WORKDIR]: --gpu-me-mode replace and adaptive
+# against stock x264 on upscaled content, on the C backend (what the GPU
+# computes, bit for bit), so on any machine: foreman CIF as it is, foreman
+# and mobile CIF scaled x2 (bicubic, as the 2160p street clip is made),
+# preset medium, 1 thread, --gpu-me-range 16, QP 22 27 32 37, 30 frames
+# (mobile has 20).  Prints BD-rates (PSNR-Y); results/upscaled_modes_cpu.md.
+# About 10 minutes on 2 cores.
+set -u
+TOP="$(cd "$(dirname "$0")/.." && pwd)"
+X="$TOP/build/x264/x264"
+D="${CUDA_ME_TEST_DATA:-$TOP/build/data}"
+W="${1:-$TOP/build/upscaled_modes}"
+mkdir -p "$W" || exit 1
+for c in foreman_cif mobile_cif; do
+    [ -s "$W/${c}_x2.y4m" ] || ffmpeg -nostdin -loglevel error -y -i "$D/$c.y4m" \
+        -vf scale=iw*2:ih*2:flags=bicubic -frames:v 30 -pix_fmt yuv420p "$W/${c}_x2.y4m" || exit 1
+done
+for c in foreman_cif_x2 mobile_cif_x2 foreman_cif; do
+    in="$W/$c.y4m"; [ "$c" = foreman_cif ] && in="$D/foreman_cif.y4m"
+    for q in 22 27 32 37; do
+        for cfg in stock replace adaptive; do
+            a=""; [ "$cfg" != stock ] && a="--gpu-me --gpu-me-backend c --gpu-me-range 16 --gpu-me-mode $cfg"
+            echo "$X --threads 1 --qp $q --frames 30 --psnr $a -o $W/${c}_${cfg}_$q.264 $in > $W/${c}_${cfg}_$q.log 2>&1"
+        done
+    done
+done | xargs -P "$(nproc)" -I{} bash -c {}
+python3 - "$W" "$TOP/results" <<'EOF'
+import re, sys
+sys.path.insert(0, sys.argv[2])
+from bdrate import bdrate
+w = sys.argv[1]
+def points(clip, cfg):
+    out = []
+    for q in (22, 27, 32, 37):
+        s = open('%s/%s_%s_%d.log' % (w, clip, cfg, q)).read()
+        out.append((float(re.search(r'encoded \d+ frames, [\d.]+ fps, ([\d.]+) kb/s', s).group(1)),
+                    float(re.search(r'PSNR Mean Y:([\d.]+)', s).group(1))))
+    return out
+print('| clip | replace vs stock | adaptive vs stock | adaptive vs replace |')
+print('|---|---|---|---|')
+for clip in ('foreman_cif', 'foreman_cif_x2', 'mobile_cif_x2'):
+    st, rp, ad = points(clip, 'stock'), points(clip, 'replace'), points(clip, 'adaptive')
+    print('| %s | %+.2f%% | %+.2f%% | %+.2f%% |' % (clip, bdrate(st, rp), bdrate(st, ad), bdrate(rp, ad)))
+EOF
