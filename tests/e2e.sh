@@ -199,7 +199,7 @@ EOF
     fi
     # two GPU candidates per partition (the default), against one
     X264_GPU_ME_CANDS=1 check cands1 foreman_cif.y4m $C --threads 4 --merange 24 --gpu-me-stats
-    if grep -q "C reference; .*, 2 candidates, " "$W/threads4.log" && grep -q "C reference; .*, 1 candidate, " "$W/cands1.log"; then
+    if grep -q "C reference; .*, 2 candidates, " "$W/threads4.log" && grep -q "C reference; .*, 1 candidate (X264_GPU_ME_CANDS), " "$W/cands1.log"; then
         pass "two GPU candidates by default, one with X264_GPU_ME_CANDS=1"
     else
         fail "expected 2 candidates by default and 1 with X264_GPU_ME_CANDS=1"; grep -h "gpu-me: C" "$W/threads4.log" "$W/cands1.log"
@@ -211,8 +211,9 @@ EOF
         fail "cannot make the 4-Mpixel clip"
     # shellcheck disable=SC2086
     check big4m big_2304x1792.y4m $C --gpu-me-range 8 --bframes 0 --ref 1 --threads 2
-    if grep -q "C reference; .*, 1 candidate, " "$W/big4m.log" && grep -q "C reference; .*, 2 candidates, " "$W/threads4.log"; then
-        pass "one GPU candidate on frames of more than 4 Mpixels, two below"
+    if grep -q "C reference; .*, 1 candidate (frames of more than 4 Mpixels), " "$W/big4m.log" &&
+       grep -q "C reference; .*, 2 candidates, " "$W/threads4.log"; then
+        pass "one GPU candidate on frames of more than 4 Mpixels, two below, and the info line says why"
     else
         fail "expected 1 candidate at 2304x1792 and 2 at CIF"; grep -h "gpu-me: C" "$W/big4m.log" "$W/threads4.log"
     fi
