@@ -5,12 +5,14 @@
 # and mobile CIF scaled x2 (bicubic, as the 2160p street clip is made),
 # preset medium, 1 thread, --gpu-me-range 16, QP 22 27 32 37, 30 frames
 # (mobile has 20).  Prints BD-rates (PSNR-Y); results/upscaled_modes_cpu.md.
-# About 10 minutes on 2 cores.
+# About 10 minutes on 2 cores.  THREADS=N: x264 --threads N [1] (frame
+# threads, so x264's frame-thread MV limit, as at 2160p with 16).
 set -u
 TOP="$(cd "$(dirname "$0")/.." && pwd)"
 X="$TOP/build/x264/x264"
 D="${CUDA_ME_TEST_DATA:-$TOP/build/data}"
 W="${1:-$TOP/build/upscaled_modes}"
+THREADS="${THREADS:-1}"
 mkdir -p "$W" || exit 1
 for c in foreman_cif mobile_cif; do
     [ -s "$W/${c}_x2.y4m" ] || ffmpeg -nostdin -loglevel error -y -i "$D/$c.y4m" \
@@ -21,7 +23,7 @@ for c in foreman_cif_x2 mobile_cif_x2 foreman_cif; do
     for q in 22 27 32 37; do
         for cfg in stock replace adaptive; do
             a=""; [ "$cfg" != stock ] && a="--gpu-me --gpu-me-backend c --gpu-me-range 16 --gpu-me-mode $cfg"
-            echo "$X --threads 1 --qp $q --frames 30 --psnr $a -o $W/${c}_${cfg}_$q.264 $in > $W/${c}_${cfg}_$q.log 2>&1"
+            echo "$X --threads $THREADS --qp $q --frames 30 --psnr $a -o $W/${c}_${cfg}_$q.264 $in > $W/${c}_${cfg}_$q.log 2>&1"
         done
     done
 done | xargs -P "$(nproc)" -I{} bash -c {}
