@@ -350,7 +350,6 @@ def table2(outdir, files=()):
                  'anchor_mvt64': anchor_name if mvt else ''}
             paired = [div(swall[(r['qp'], r['repeat'])], num(r['wall_s'])) for r in sp
                       if (r['qp'], r['repeat']) in swall and num(r.get('wall_s'))]
-            paired = [v for v in paired if v is not None]
             x['wall_vs_stock_paired'] = median(paired) if paired else None
             x['wall_vs_stock_paired_min'] = min(paired, default=None)
             x['wall_vs_stock_paired_max'] = max(paired, default=None)
