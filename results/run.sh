@@ -138,6 +138,7 @@ cfg_args() {
         gpu)         echo "--gpu-me $BE_ARG" ;;
         gpu_adapt)   echo "--gpu-me $BE_ARG --gpu-me-mode adaptive" ;;
         gpu_cand)    echo "--gpu-me $BE_ARG --gpu-me-mode cand" ;;
+        gpu_replace) echo "--gpu-me $BE_ARG --gpu-me-mode replace" ;;
         # gpu_rN: the GPU forced on at range N (gpu_r64: whatever the frame size)
         gpu_r[0-9]*) echo "--gpu-me $BE_ARG --gpu-me-range ${1#gpu_r}" ;;
         gpu_adapt64) echo "--gpu-me $BE_ARG --gpu-me-range 64 --gpu-me-mode adaptive" ;;

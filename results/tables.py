@@ -262,8 +262,9 @@ T2_FIELDS = ['clip', 'res', 'preset', 'threads', 'config', 'frames_rd', 'frames_
 NAMES = {'stock': 'stock', 'stock_mvt64': 'stock --mvrange-thread 64', 'gpu': '--gpu-me',
          'gpu_r64': '--gpu-me --gpu-me-range 64', 'esa64': '--me esa --merange 64',
          'gpu_adapt': '--gpu-me --gpu-me-mode adaptive', 'gpu_cand': '--gpu-me --gpu-me-mode cand',
+         'gpu_replace': '--gpu-me --gpu-me-mode replace',
          'gpu_repl64': '--gpu-me --merange 64 (replace)', 'gpu_cand64': '--gpu-me-range 64 cand'}
-ORDER = ['stock', 'stock_mvt64', 'gpu', 'gpu_adapt', 'gpu_cand', 'gpu_r64', 'gpu_repl64', 'gpu_cand64', 'esa64']
+ORDER = ['stock', 'stock_mvt64', 'gpu', 'gpu_adapt', 'gpu_replace', 'gpu_cand', 'gpu_r64', 'gpu_repl64', 'gpu_cand64', 'esa64']
 PRESETS = ['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium', 'slow', 'slower', 'veryslow', 'placebo']
 
 

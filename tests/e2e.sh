@@ -192,10 +192,12 @@ EOF
     }
     same veryslow vsadapt "--gpu-me-mode auto at veryslow (--subme 10) is adaptive"
     same automed replace "--gpu-me-mode auto at medium is replace"
-    if grep -q "gpu-me: C reference; .*, adaptive mode" "$W/veryslow.log" && grep -q "gpu-me: C reference; .*, replace mode" "$W/automed.log"; then
-        pass "the info line names the mode auto chose (veryslow: adaptive, medium: replace)"
+    if grep -q "gpu-me: C reference; .*, adaptive mode (auto: --subme 10 and up), " "$W/veryslow.log" &&
+       grep -q "gpu-me: C reference; .*, replace mode (auto), " "$W/automed.log" &&
+       grep -q "gpu-me: C reference; .*, replace mode, " "$W/replace.log"; then
+        pass "the info line names the mode auto chose and why (veryslow: adaptive, medium: replace)"
     else
-        fail "the info line does not name the mode auto chose"; grep -h "gpu-me: C" "$W/veryslow.log" "$W/automed.log"
+        fail "the info line does not name the mode auto chose"; grep -h "gpu-me: C" "$W/veryslow.log" "$W/automed.log" "$W/replace.log"
     fi
     # two GPU candidates per partition (the default), against one
     X264_GPU_ME_CANDS=1 check cands1 foreman_cif.y4m $C --threads 4 --merange 24 --gpu-me-stats
@@ -211,12 +213,15 @@ EOF
         fail "cannot make the 4-Mpixel clip"
     # shellcheck disable=SC2086
     check big4m big_2304x1792.y4m $C --gpu-me-range 8 --bframes 0 --ref 1 --threads 2
-    if grep -q "C reference; .*, 1 candidate (frames of more than 4 Mpixels), " "$W/big4m.log" &&
+    # shellcheck disable=SC2086
+    check big4mad big_2304x1792.y4m $C --gpu-me-range 8 --bframes 0 --ref 1 --threads 2 --gpu-me-mode adaptive
+    if grep -q "C reference; .*, 1 candidate (frames of more than 4 Mpixels), adaptive mode (auto: frames of more than 4 Mpixels), " "$W/big4m.log" &&
        grep -q "C reference; .*, 2 candidates, " "$W/threads4.log"; then
-        pass "one GPU candidate on frames of more than 4 Mpixels, two below, and the info line says why"
+        pass "frames of more than 4 Mpixels: one GPU candidate (two below) and adaptive mode, and the info line says why"
     else
-        fail "expected 1 candidate at 2304x1792 and 2 at CIF"; grep -h "gpu-me: C" "$W/big4m.log" "$W/threads4.log"
+        fail "expected 1 candidate and adaptive mode at 2304x1792, 2 candidates at CIF"; grep -h "gpu-me: C" "$W/big4m.log" "$W/threads4.log"
     fi
+    same big4m big4mad "--gpu-me-mode auto on frames of more than 4 Mpixels is adaptive"
     if cmp -s "$W/threads4.264" "$W/cands1.264"; then
         fail "the second GPU candidate does not change the encode"
     else
