@@ -25,7 +25,8 @@
 #   TOTAL_BUDGET, T1_BUDGET, T2_BUDGET, PLOTS_BUDGET  seconds [555 300 540 60]
 #   T1_RES T1_RANGES T1_THREADS T1_METHODS T1_FRAMES_1 T1_FRAMES_MANY, T2_CLIPS T2_PRESETS
 #   T2_THREADS T2_QPS T2_SPEED_QP T2_REPEATS T2_CONFIGS T2_FRAMES_1 T2_FRAMES_MANY
-#   T2_QFRAMES_1 T2_QFRAMES_MANY (frames of the quality runs), CONC_RES
+#   T2_QFRAMES_1 T2_QFRAMES_MANY (frames of the quality runs), T2_ESA_ALL=1 (esa64 at
+#   every preset, not medium only), CONC_RES
 #   CONC_N CONC_FRAMES CONC_CONFIGS CAP_PRESETS CAP_RANGES CAP_FRAMES, MG_N
 #   MG_FRAMES MG_CONFIGS:
 #             what runs (see the defaults below)
@@ -378,7 +379,7 @@ t2_configs() {   # PRESET THREADS: the configurations run (ESA: medium only;
                  # --mvrange-thread 64 only with frame threads, at 1 thread it is stock)
     local c
     for c in $T2_CONFIGS; do
-        [ "$c" = esa64 ] && [ "$1" != medium ] && continue
+        [ "$c" = esa64 ] && [ "$1" != medium ] && [ "${T2_ESA_ALL:-0}" != 1 ] && continue
         [ "$c" = stock_mvt64 ] && [ "$2" = 1 ] && continue
         echo "$c"
     done
