@@ -149,6 +149,33 @@ EOF
         -vf "crop=352:192:0:'min(6*n,96)'" -frames:v 16 -pix_fmt yuv420p "$D/tilt_352x192.y4m" ||
         fail "cannot make the tilting clip"
     C="--gpu-me --gpu-me-backend c"
+    # the lookahead searches with the GPU's range, also in the sliced
+    # lookahead's threads (--lookahead-threads 2: x264's own choice from 12
+    # threads on). Its mb-tree (written by a first pass, made by the
+    # lookahead alone) must equal stock x264's with --me umh --merange 32,
+    # whose lookahead (hex, uncapped for umh) searches +-32, on mobile
+    # panning 16 pixels a frame, where +-16 gives another mb-tree
+    [ -s "$D/pan_352x288.y4m" ] || ffmpeg -nostdin -loglevel error -y -i "$D/mobile_cif.y4m" \
+        -vf "scale=704:576,crop=352:288:16*n:0" -frames:v 20 -pix_fmt yuv420p "$D/pan_352x288.y4m" ||
+        fail "cannot make the panning clip"
+    for lt in 1 2; do
+        for r in 16 32; do
+            ENC_DUMP=0 enc "$STOCK" "lastock${r}_$lt" pan_352x288.y4m --me umh --merange $r --pass 1 --slow-firstpass \
+                --stats "$W/lastock${r}_$lt.stats" --threads 4 --lookahead-threads $lt --bframes 3 ||
+                fail "stock x264 first pass failed (lookahead threads $lt, range $r)"
+        done
+        # shellcheck disable=SC2086
+        ENC_DUMP=0 enc "$X264" "lagpu_$lt" pan_352x288.y4m $C --gpu-me-range 32 --pass 1 --slow-firstpass \
+            --stats "$W/lagpu_$lt.stats" --threads 4 --lookahead-threads $lt --bframes 3 ||
+            fail "--gpu-me first pass failed (lookahead threads $lt)"
+        if ! cmp -s "$W/lastock16_$lt.stats.mbtree" "$W/lastock32_$lt.stats.mbtree" &&
+           cmp -s "$W/lagpu_$lt.stats.mbtree" "$W/lastock32_$lt.stats.mbtree"; then
+            pass "lookahead threads $lt: the lookahead searches +-32 with --gpu-me-range 32 (mb-tree as stock --me umh --merange 32's, not as +-16's)"
+        else
+            fail "lookahead threads $lt: --gpu-me's mb-tree is not stock --merange 32's (or the clip does not tell 16 from 32)"
+        fi
+        rm -f "$W"/la*_"$lt".264
+    done
     # shellcheck disable=SC2086
     {
     check pyramid foreman_cif.y4m $C --bframes 3 --b-pyramid normal --ref 4 --threads 2 --gpu-me-stats
