@@ -284,6 +284,18 @@ EOF
     else
         fail "warm-up: expected frames 0..N (N >= 7) unsearched and searches against them after (exit $rc, end '$end', first '$first', ref '$warmref')"
     fi
+    # X264_GPU_ME_WARMUP=N (developers: A/B runs of the start-up): N frames,
+    # to the end of their minigop
+    # shellcheck disable=SC2086
+    ENC_ENV="X264_GPU_ME_WARMUP=14" check warm14 foreman_cif.y4m $C --threads 4 --bframes 3 --frames 24 --gpu-me-stats --log-level debug
+    end14=$(sed -n 's/.*frames 0\.\.\([0-9]*\), the warm-up.*/\1/p' "$W/warm14.log")
+    first14=$(sed -n 's/.*gpu-me: search frame \([0-9]*\) in frame [0-9]*$/\1/p' "$W/warm14.log" | sort -n | head -1)
+    if [ "$rc" = 0 ] && [ -n "$end14" ] && [ "$end14" -ge 13 ] && [ "$end14" -le 16 ] &&
+       [ -n "$first14" ] && [ "$first14" -gt "$end14" ] && [ -n "$end" ] && [ "$end14" -gt "$end" ]; then
+        pass "X264_GPU_ME_WARMUP=14: frames 0..$end14 x264's own (default 0..$end), the first GPU search is of frame $first14"
+    else
+        fail "X264_GPU_ME_WARMUP=14: expected frames 0..13-16 unsearched (exit $rc, end '$end14', first '$first14', default end '$end')"
+    fi
 fi
 
 summary e2e
