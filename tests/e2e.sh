@@ -233,6 +233,7 @@ EOF
         fail "the info line does not name the mode auto chose"; grep -h "gpu-me: C" "$W/veryslow.log" "$W/automed.log" "$W/replace.log" "$W/adaptive.log"
     fi
     # two GPU candidates per partition (the default), against one
+    # shellcheck disable=SC2086
     X264_GPU_ME_CANDS=1 check cands1 foreman_cif.y4m $C --threads 4 --merange 24 --gpu-me-stats
     if grep -q "C reference; .*, 2 candidates, " "$W/threads4.log" && grep -q "C reference; .*, 1 candidate (X264_GPU_ME_CANDS), " "$W/cands1.log"; then
         pass "two GPU candidates by default, one with X264_GPU_ME_CANDS=1"
@@ -272,9 +273,12 @@ EOF
     # rounded up to a minigop) are x264's own while the device opens; the
     # references among them are searched against once it is open
     # an encode shorter than the warm-up; IDR frames inside it
+    # shellcheck disable=SC2086
+    {
     check warmshort foreman_cif.y4m $C --threads 4 --frames 3 --gpu-me-range 8
     check warmidr foreman_cif.y4m $C --threads 4 --frames 20 --keyint 4 --min-keyint 1 --gpu-me-range 8
     check warmup foreman_cif.y4m $C --threads 4 --bframes 3 --frames 24 --gpu-me-stats --log-level debug
+    }
     end=$(sed -n 's/.*frames 0\.\.\([0-9]*\), the warm-up.*/\1/p' "$W/warmup.log")
     first=$(sed -n 's/.*gpu-me: search frame \([0-9]*\) in frame [0-9]*$/\1/p' "$W/warmup.log" | sort -n | head -1)
     warmref=$(sed -n 's/.*gpu-me: search frame [0-9]* in frame \([0-9]*\)$/\1/p' "$W/warmup.log" | sort -n | head -1)
