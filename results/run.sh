@@ -21,6 +21,8 @@
 #   QUICK=1   a CPU dry run of the whole pipeline: QCIF/CIF, a few frames,
 #             2 threads instead of 16, bench_me skipped unless T1_BENCH_CSV
 #   MANY      the "many threads" count [16]
+#   WORK=DIR  the work folder [build/results-work]; runs at the same time
+#             need one each (a table section empties its rows folder there)
 #   FRAMES=N  every encode N frames (the un-cut measurement: N=200; hours)
 #   TOTAL_BUDGET, T1_BUDGET, T2_BUDGET, PLOTS_BUDGET  seconds [555 300 540 60]
 #   T1_RES T1_RANGES T1_THREADS T1_METHODS T1_FRAMES_1 T1_FRAMES_MANY, T2_CLIPS T2_PRESETS
