@@ -49,6 +49,7 @@ odd foreman_346x282.y4m --threads 2 --gpu-me-range 48
 veryslow bus_qcif.y4m --preset veryslow --threads 4
 ultrafast carphone_qcif.y4m --preset ultrafast --threads 4 --merange 128
 idrwarm foreman_cif.y4m --keyint 4 --min-keyint 1 --threads 4 --gpu-me-range 16
+lathreads mobile_cif.y4m --threads 12 --lookahead-threads 2 --gpu-me-range 24 --bframes 3
 EOF
     # the backend users get (auto): the device opens on its own thread during
     # the warm-up; the same bytes as the C reference
@@ -211,6 +212,12 @@ EOF
         fail "--mvrange-thread 24 with --gpu-me-range 32: expected limit 24 for every frame"; grep gpu-me "$W/mvrtfix.log"
     fi
     same threads4 threads4b "deterministic: the same encode twice gives the same bytes"
+    # the same with x264's sliced lookahead (two threads), whose vectors
+    # centre the GPU's windows
+    # shellcheck disable=SC2086
+    check lathr pan_352x288.y4m $C --threads 12 --lookahead-threads 2 --gpu-me-range 32 --bframes 3 &&
+    check lathrb pan_352x288.y4m $C --threads 12 --lookahead-threads 2 --gpu-me-range 32 --bframes 3 &&
+    same lathr lathrb "deterministic with two lookahead threads: the same encode twice gives the same bytes"
     # --gpu-me-mode auto (the default): adaptive at every preset and size
     # shellcheck disable=SC2086
     {
