@@ -286,8 +286,12 @@ EOF
     check warmidr foreman_cif.y4m $C --threads 4 --frames 20 --keyint 4 --min-keyint 1 --gpu-me-range 8
     check warmup foreman_cif.y4m $C --threads 4 --bframes 3 --frames 24 --gpu-me-stats --log-level debug
     }
-    end=$(sed -n 's/.*frames 0\.\.\([0-9]*\), the warm-up.*/\1/p' "$W/warmup.log")
-    first=$(sed -n 's/.*gpu-me: search frame \([0-9]*\) in frame [0-9]*$/\1/p' "$W/warmup.log" | sort -n | head -1)
+    # warm_end NAME: the last warm-up frame of its --gpu-me-stats line;
+    # first_search NAME: the first frame the GPU searched (--log-level debug)
+    warm_end() { sed -n 's/.*frames 0\.\.\([0-9]*\), the warm-up.*/\1/p' "$W/$1.log"; }
+    first_search() { sed -n 's/.*gpu-me: search frame \([0-9]*\) in frame [0-9]*$/\1/p' "$W/$1.log" | sort -n | head -1; }
+    end=$(warm_end warmup)
+    first=$(first_search warmup)
     warmref=$(sed -n 's/.*gpu-me: search frame [0-9]* in frame \([0-9]*\)$/\1/p' "$W/warmup.log" | sort -n | head -1)
     if [ "$rc" = 0 ] && [ -n "$end" ] && [ "$end" -ge 7 ] && [ -n "$first" ] && [ "$first" -gt "$end" ] &&
        [ -n "$warmref" ] && [ "$warmref" -le "$end" ]; then
@@ -299,8 +303,8 @@ EOF
     # to the end of their minigop
     # shellcheck disable=SC2086
     ENC_ENV="X264_GPU_ME_WARMUP=14" check warm14 foreman_cif.y4m $C --threads 4 --bframes 3 --frames 24 --gpu-me-stats --log-level debug
-    end14=$(sed -n 's/.*frames 0\.\.\([0-9]*\), the warm-up.*/\1/p' "$W/warm14.log")
-    first14=$(sed -n 's/.*gpu-me: search frame \([0-9]*\) in frame [0-9]*$/\1/p' "$W/warm14.log" | sort -n | head -1)
+    end14=$(warm_end warm14)
+    first14=$(first_search warm14)
     if [ "$rc" = 0 ] && [ -n "$end14" ] && [ "$end14" -ge 13 ] && [ "$end14" -le 16 ] &&
        [ -n "$first14" ] && [ "$first14" -gt "$end14" ] && [ -n "$end" ] && [ "$end14" -gt "$end" ]; then
         pass "X264_GPU_ME_WARMUP=14: frames 0..$end14 x264's own (default 0..$end), the first GPU search is of frame $first14"
