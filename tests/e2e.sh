@@ -135,6 +135,26 @@ EOF
     else
         fail "cannot decode the 1080p test clip"
     fi
+    # a short encode (8 frames of 1080p: 17 of the 400 Mpixels that repay
+    # CUDA's start-up): the device is not opened (so no warning where there
+    # is none), one info line says why; x264's own search with the range's
+    # lookahead and frame-thread MV limits: the same stream as the C backend
+    # with every frame in the warm-up
+    if [ -s "$D/street_1080p_8.y4m" ] || ffmpeg -nostdin -loglevel error -y -i "$TOP/tests/data/VID_1920x1080_cabac_temporal_direct.264" \
+           -frames:v 8 -pix_fmt yuv420p "$D/street_1080p_8.y4m"; then
+        if check short1080 street_1080p_8.y4m --gpu-me --gpu-me-stats --threads 16 &&
+           grep -q "info.*gpu-me: 8 frames of 1920x1080, too few to repay the GPU's start-up; x264's own motion search, range 64 chosen for 1920x1080 .*frame-thread MV limit 24\.\.72 per frame from the lookahead, lookahead range 64" "$W/short1080.log" &&
+           grep -q "gpu-me: frame-thread MV limit per frame (x264's own 24, at most 72), frames: " "$W/short1080.log" &&
+           ! grep -q "warning\|gpu-me: backend\|gpu-me: open" "$W/short1080.log"; then
+            pass "--gpu-me on 8 frames of 1080p: no device: $(grep 'frames of 1920x1080' "$W/short1080.log" | sed 's/.*gpu-me: //')"
+        else
+            fail "--gpu-me on 8 frames of 1080p: expected no device and one info line"; grep gpu-me "$W/short1080.log"
+        fi
+        ENC_ENV="X264_GPU_ME_WARMUP=1000" check short1080c street_1080p_8.y4m --gpu-me --gpu-me-backend c --gpu-me-stats --threads 16 &&
+        same short1080 short1080c "--gpu-me on a short encode: the same stream as the C backend with every frame in the warm-up"
+    else
+        fail "cannot decode 8 frames of the 1080p test clip"
+    fi
     if enc "$X264" stats foreman_cif.y4m --gpu-me-stats --threads 2 &&
        grep -q "gpu-me: x264 motion searches [1-9][0-9]*, integer part [0-9.]* ms" "$W/stats.log"; then
         pass "--gpu-me-stats alone times x264's searches: $(grep 'motion searches' "$W/stats.log" | sed 's/.*gpu-me: //')"
