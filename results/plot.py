@@ -140,6 +140,9 @@ def table2_plots(outdir, plots, files):
                     ax.plot([q[0] for q in pts], [q[1] for q in pts], '-', color=COLORS.get(c), lw=1)
                     for f, b, p in pts:
                         ax.scatter(f, b, marker=MARKS.get(p, 'x'), color=COLORS.get(c), s=40, zorder=3)
+                        if p not in MARKS:   # the other presets by name (issue 12's frontier: ultrafast..veryslow)
+                            ax.annotate(p, (f, b), fontsize=6, xytext=(3, 3), textcoords='offset points',
+                                        color=COLORS.get(c))
             ax.axhline(0, color='k', lw=.5)
             ax.set_xscale('log')
             ax.set_xlabel('fps (median, log scale)')

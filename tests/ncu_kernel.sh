@@ -7,6 +7,9 @@
 #     RANGE     search range at 1080p [32]
 #     VARIANTS  kernel variants (bench_me -v) [every one]
 #   OUT=dir     where the reports go [results/ncu]
+#   STALLS=1    also ncu's WarpStateStats and SchedulerStats sections per
+#               variant (why warps do not issue: OUT/vV_rRANGE.stalls.txt,
+#               its stall lines printed)
 #
 # One ncu run per variant: bench_me -q -s 1080p -r RANGE -v V, profiling the
 # 4th launch of search_kernel (after bench_me's warm-up), clocks left alone
@@ -67,4 +70,12 @@ print(f"v{sys.argv[2]} +-{R}: {f('gpu__time_duration.sum')/1e6:.4f} ms  per posi
       f"  issue {f('sm__inst_issued.avg.pct_of_peak_sustained_active'):.1f}%"
       f"  warps {f('sm__warps_active.avg.pct_of_peak_sustained_active'):.1f}%  regs {f('launch__registers_per_thread'):.0f}")
 PY
+    if [ "${STALLS:-0}" = 1 ]; then
+        "$NCU" --clock-control none --kernel-name regex:search_kernel --launch-skip 3 --launch-count 1 \
+            --section WarpStateStats --section SchedulerStats -f -o "$rep.stalls" \
+            "$BENCH" -q -s 1080p -r "$RANGE" -v "$v" > "$rep.stalls.log" 2>&1 &&
+        "$NCU" -i "$rep.stalls.ncu-rep" --page details > "$rep.stalls.txt" 2>&1 &&
+        grep -iE "stall|issued warp|eligible|active warps|no eligible" "$rep.stalls.txt" | sed "s/^/v$v stalls: /" ||
+            echo "v$v: ncu (stalls) failed, see $rep.stalls.log"
+    fi
 done
