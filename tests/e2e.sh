@@ -259,18 +259,6 @@ EOF
     else
         fail "the info line does not name the mode auto chose"; grep -h "gpu-me: C" "$W/veryslow.log" "$W/automed.log" "$W/replace.log" "$W/adaptive.log"
     fi
-    # X264_GPU_ME_UMH=own (developers, for A/B runs): umh's adaptive range
-    # from x264's own predictors only, not the GPU's vectors appended to
-    # them; the info line says so. Hex (medium) never reads that range, so
-    # there the stream is the default's
-    ENC_ENV="X264_GPU_ME_UMH=own" check umhown foreman_cif.y4m $C --threads 2
-    if grep -q "gpu-me: C reference; .*, umh's range from x264's own predictors (X264_GPU_ME_UMH)" "$W/umhown.log" &&
-       ! grep -q "X264_GPU_ME_UMH" "$W/automed.log"; then
-        pass "X264_GPU_ME_UMH=own: the info line says so (and only then)"
-    else
-        fail "X264_GPU_ME_UMH=own: expected it in the info line, and only then"; grep -h "gpu-me: C" "$W/umhown.log" "$W/automed.log"
-    fi
-    same umhown automed "X264_GPU_ME_UMH=own at medium (hex search): the default's stream"
     # two GPU candidates per partition (the default), against one
     # shellcheck disable=SC2086
     X264_GPU_ME_CANDS=1 check cands1 foreman_cif.y4m $C --threads 4 --merange 24 --gpu-me-stats
