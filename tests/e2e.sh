@@ -135,23 +135,34 @@ EOF
     else
         fail "cannot decode the 1080p test clip"
     fi
+    # no_device NAME CLIP WHAT INFO ARGS...: plain --gpu-me (backend auto)
+    # does not open the device (so no warning where there is none, no
+    # backend line), one info line matching INFO says why; x264's own search
+    # with the range's lookahead and frame-thread MV limits: the same stream
+    # as the C backend with every frame in the warm-up
+    no_device() {
+        local name="$1" clip="$2" what="$3" info="$4"; shift 4
+        if check "$name" "$clip" --gpu-me "$@" && grep -q "info.*gpu-me: $info" "$W/$name.log" &&
+           ! grep -q "warning\|gpu-me: backend\|gpu-me: open\|gpu-me: C reference" "$W/$name.log"; then
+            pass "--gpu-me on $what: no device: $(grep "gpu-me: ${info%%:*}" "$W/$name.log" | sed 's/.*gpu-me: //')"
+        else
+            fail "--gpu-me on $what: expected no device and one info line"; grep gpu-me "$W/$name.log"
+        fi
+        ENC_ENV="X264_GPU_ME_WARMUP=1000" check "${name}c" "$clip" --gpu-me --gpu-me-backend c "$@" &&
+        same "$name" "${name}c" "--gpu-me on $what: the same stream as the C backend with every frame in the warm-up"
+    }
     # a short encode (8 frames of 1080p: 17 of the 400 Mpixels that repay
-    # CUDA's start-up): the device is not opened (so no warning where there
-    # is none), one info line says why; x264's own search with the range's
-    # lookahead and frame-thread MV limits: the same stream as the C backend
-    # with every frame in the warm-up
+    # CUDA's start-up); --gpu-me-stats still counts the per-frame limits
     if [ -s "$D/street_1080p_8.y4m" ] || ffmpeg -nostdin -loglevel error -y -i "$TOP/tests/data/VID_1920x1080_cabac_temporal_direct.264" \
            -frames:v 8 -pix_fmt yuv420p "$D/street_1080p_8.y4m"; then
-        if check short1080 street_1080p_8.y4m --gpu-me --gpu-me-stats --threads 16 &&
-           grep -q "info.*gpu-me: 1920x1080, 8 frames: too few frames to repay the GPU's start-up; x264's own motion search, range 64 chosen for 1920x1080 .*frame-thread MV limit 24\.\.72 per frame from the lookahead, lookahead range 64" "$W/short1080.log" &&
-           grep -q "gpu-me: frame-thread MV limit per frame (x264's own 24, at most 72), frames: " "$W/short1080.log" &&
-           ! grep -q "warning\|gpu-me: backend\|gpu-me: open" "$W/short1080.log"; then
-            pass "--gpu-me on 8 frames of 1080p: no device: $(grep 'gpu-me: 1920x1080, 8 frames' "$W/short1080.log" | sed 's/.*gpu-me: //')"
+        no_device short1080 street_1080p_8.y4m "8 frames of 1080p" \
+            "1920x1080, 8 frames: too few frames to repay the GPU's start-up; x264's own motion search, range 64 chosen for 1920x1080 .*frame-thread MV limit 24\.\.72 per frame from the lookahead, lookahead range 64" \
+            --gpu-me-stats --threads 16
+        if grep -q "gpu-me: frame-thread MV limit per frame (x264's own 24, at most 72), frames: " "$W/short1080.log"; then
+            pass "--gpu-me on 8 frames of 1080p: --gpu-me-stats counts the per-frame MV limits without the device"
         else
-            fail "--gpu-me on 8 frames of 1080p: expected no device and one info line"; grep gpu-me "$W/short1080.log"
+            fail "--gpu-me on 8 frames of 1080p: no per-frame MV limit line"; grep gpu-me "$W/short1080.log"
         fi
-        ENC_ENV="X264_GPU_ME_WARMUP=1000" check short1080c street_1080p_8.y4m --gpu-me --gpu-me-backend c --gpu-me-stats --threads 16 &&
-        same short1080 short1080c "--gpu-me on a short encode: the same stream as the C backend with every frame in the warm-up"
     else
         fail "cannot decode 8 frames of the 1080p test clip"
     fi
@@ -280,18 +291,10 @@ EOF
     else
         fail "expected 1 candidate at 2304x1792 and 2 at CIF"; grep -h "gpu-me: C" "$W/big4m.log" "$W/threads4.log"
     fi
-    # ... and plain --gpu-me (backend auto) does not open the device there:
-    # x264's own search with the range's lookahead and MV limits, as the C
-    # backend with every frame in the warm-up
-    if check bigauto big_2304x1792.y4m --gpu-me --threads 4 --bframes 0 &&
-       grep -q "info.*gpu-me: 2304x1792, 3 frames: frames of more than 4 Mpixels, where x264's own search does better than with the GPU's vectors; x264's own motion search, range 64 chosen" "$W/bigauto.log" &&
-       ! grep -q "warning\|gpu-me: backend\|gpu-me: C reference" "$W/bigauto.log"; then
-        pass "--gpu-me on 4.1-Mpixel frames: no device: $(grep 'gpu-me: 2304x1792' "$W/bigauto.log" | sed 's/.*gpu-me: //')"
-    else
-        fail "--gpu-me on 4.1-Mpixel frames: expected no device and one info line"; grep gpu-me "$W/bigauto.log"
-    fi
-    ENC_ENV="X264_GPU_ME_WARMUP=1000" check bigautoc big_2304x1792.y4m --gpu-me --gpu-me-backend c --threads 4 --bframes 0 &&
-    same bigauto bigautoc "--gpu-me on 4.1-Mpixel frames: the same stream as the C backend with every frame in the warm-up"
+    # ... and plain --gpu-me (backend auto) does not open the device there
+    no_device bigauto big_2304x1792.y4m "4.1-Mpixel frames" \
+        "2304x1792, 3 frames: frames of more than 4 Mpixels, where x264's own search does better than with the GPU's vectors; x264's own motion search, range 64 chosen" \
+        --threads 4 --bframes 0
     if cmp -s "$W/threads4.264" "$W/cands1.264"; then
         fail "the second GPU candidate does not change the encode"
     else
