@@ -53,6 +53,13 @@
 
 #define CME_STREAMS 2
 #define CME_STAGES  3
+/* The events x264's threads wait on (a job's results, a staging buffer):
+ * the waiting thread sleeps instead of spinning.  By default CUDA spins
+ * when a process has fewer contexts than cores, and with 16 frame threads
+ * on 16 cores a spinning waiter takes a core that another frame's thread
+ * could use.  A job's wait is milliseconds long; the wake-up latency is
+ * microseconds. */
+#define CME_WAIT_EVENT cudaEventBlockingSync
 #define CME_MAX_GPUS 64           /* GPUs CUDA_ME_DEVICE_AUTO looks at */
 
 typedef struct cme_cmd_t
@@ -562,7 +569,7 @@ static int cu_init( cuda_me_t *h )
     {
         if( (ret = CME_CUDA( CME_FAULT_ALLOC, cudaHostAlloc( (void**)&g->h_stage[i], (size_t)w * hgt, cudaHostAllocDefault ) )) < 0 ||
             (ret = CME_CUDA( NOFAULT, cudaEventCreate( &g->stage_start[i] ) )) < 0 ||
-            (ret = CME_CUDA( NOFAULT, cudaEventCreate( &g->stage_end[i] ) )) < 0 )
+            (ret = CME_CUDA( NOFAULT, cudaEventCreateWithFlags( &g->stage_end[i], CME_WAIT_EVENT ) )) < 0 )
             goto fail;
         host_account( h, (int64_t)w * hgt );
     }
@@ -812,7 +819,7 @@ static int cu_job_alloc( cuda_me_t *h, cme_job_t *j )
         (ret = CME_CUDA( NOFAULT, cudaEventCreate( &cj->start ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaEventCreate( &cj->searched ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaEventCreate( &cj->refined ) )) < 0 ||
-        (ret = CME_CUDA( NOFAULT, cudaEventCreate( &cj->copied ) )) < 0 )
+        (ret = CME_CUDA( NOFAULT, cudaEventCreateWithFlags( &cj->copied, CME_WAIT_EVENT ) )) < 0 )
         return ret;   /* job_free cleans up */
     j->sub = g->sub_bytes ? (cme_subpel_result_t*)((uint8_t*)j->res + g->out_bytes) : NULL;
     j->centre = (int16_t*)((uint8_t*)j->res + g->out_bytes + g->sub_bytes);

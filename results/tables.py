@@ -14,6 +14,7 @@ import csv
 import glob
 import math
 import os
+import re
 import statistics
 import sys
 from collections import defaultdict
@@ -494,7 +495,9 @@ def headline(outdir):
 # ---------------------------------------------------------------- many encodes at once
 
 def cname(c):
-    return '--gpu-me-range %s' % c[len('gpu_r'):] if c.startswith('gpu_r') else NAMES.get(c, c)
+    if c not in NAMES and re.fullmatch(r'gpu_r\d+', c):
+        return '--gpu-me-range %s' % c[len('gpu_r'):]
+    return NAMES.get(c, c)
 
 
 def conc_rows(path):
