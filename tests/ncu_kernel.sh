@@ -62,7 +62,10 @@ def axis(i, n):
     mn = min(max(-R, lo), max(lo, hi - 2*R)); return min(mn + 2*R, hi) - mn + 1
 pos = sum(axis(x, mbw) for x in range(mbw)) * sum(axis(y, mbh) for y in range(mbh))
 per = lambda k: f(k) * 32 / pos
-print(f"v{sys.argv[2]} +-{R}: {f('gpu__time_duration.sum')/1e6:.4f} ms  per position: alu {per('sm__inst_executed_pipe_alu.sum'):.1f}"
+# ncu picks the time unit (ns, us, ms) per report: its units row says which
+ms = f('gpu__time_duration.sum') * {'ns': 1e-6, 'nsecond': 1e-6, 'us': 1e-3, 'usecond': 1e-3,
+                                    'ms': 1, 'msecond': 1}.get(dict(zip(hdr, units)).get('gpu__time_duration.sum'), float('nan'))
+print(f"v{sys.argv[2]} +-{R}: {ms:.4f} ms  per position: alu {per('sm__inst_executed_pipe_alu.sum'):.1f}"
       f"  fma {per('sm__inst_executed_pipe_fma.sum'):.1f} (heavy {per('sm__inst_executed_pipe_fmaheavy.sum'):.1f}"
       f" lite {per('sm__inst_executed_pipe_fmalite.sum'):.1f})  lsu {per('sm__inst_executed_pipe_lsu.sum'):.1f}"
       f"  all {per('sm__inst_executed.sum'):.1f} | alu {f('sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active'):.1f}%"
@@ -75,7 +78,19 @@ PY
             --section WarpStateStats --section SchedulerStats -f -o "$rep.stalls" \
             "$BENCH" -q -s 1080p -r "$RANGE" -v "$v" > "$rep.stalls.log" 2>&1 &&
         "$NCU" -i "$rep.stalls.ncu-rep" --page details > "$rep.stalls.txt" 2>&1 &&
-        grep -iE "stall|issued warp|eligible|active warps|no eligible" "$rep.stalls.txt" | sed "s/^/v$v stalls: /" ||
+        grep -iE "stall|issued warp|eligible|active warps|no eligible" "$rep.stalls.txt" | sed "s/^/v$v stalls: /" &&
+        "$NCU" -i "$rep.stalls.ncu-rep" --page raw --csv > "$rep.stalls.csv" 2>&1 &&
+        python3 - "$rep.stalls.csv" "$v" <<'PY' ||
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+m, u = dict(zip(rows[0], rows[2])), dict(zip(rows[0], rows[1]))
+pre, post = 'smsp__average_warps_issue_stalled_', '_per_issue_active.ratio'
+st = sorted(((k[len(pre):-len(post)], float(x.replace(',', '') or 0)) for k, x in m.items()
+             if k.startswith(pre) and k.endswith(post)), key=lambda kv: -kv[1])
+print(f"v{sys.argv[2]} stall reasons, warp cycles per issued instruction ({m.get('launch__grid_size', '?')} blocks, "
+      f"{m.get('gpu__time_duration.sum', '?')} {u.get('gpu__time_duration.sum', '')}): "
+      + ", ".join(f"{k} {x:.2f}" for k, x in st if x >= 0.01))
+PY
             echo "v$v: ncu (stalls) failed, see $rep.stalls.log"
     fi
 done
