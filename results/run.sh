@@ -28,7 +28,8 @@
 #   T1_RES T1_RANGES T1_THREADS T1_METHODS T1_FRAMES_1 T1_FRAMES_MANY, T2_CLIPS T2_PRESETS
 #   T2_THREADS T2_QPS T2_SPEED_QP T2_REPEATS T2_CONFIGS T2_FRAMES_1 T2_FRAMES_MANY
 #   T2_QFRAMES_1 T2_QFRAMES_MANY (frames of the quality runs), T2_ESA_ALL=1 (esa64 at
-#   every preset, not medium only), CONC_RES
+#   every preset, not medium only), CONC_RES.  Clips (T1_RES, T2_CLIPS): QCIF
+#   CIF 720p 1080p 2160p (street x2) 2160c (2160p's centre 1920x1080)
 #   CONC_N CONC_FRAMES CONC_CONFIGS CAP_PRESETS CAP_RANGES CAP_FRAMES, MG_N
 #   MG_FRAMES MG_CONFIGS:
 #             what runs (see the defaults below)
@@ -109,12 +110,15 @@ else
 fi
 CAP_PRESETS="${CAP_PRESETS:-medium veryfast superfast}"
 
-# the clips: resolution -> source in tests/data (2160p: the 1080p clip x2)
+# the clips: resolution -> source in tests/data (2160p: the 1080p clip x2;
+# 2160c: the 2160p clip's centre 1920x1080, upscaled content at 1080p's size)
 clip_name() { case "$1" in QCIF) echo bus_qcif ;; CIF) echo foreman_cif ;; 720p) echo flower_720p ;;
-              1080p) echo street_1080p ;; 2160p) echo street_2160p ;; *) return 1 ;; esac; }
+              1080p) echo street_1080p ;; 2160p) echo street_2160p ;; 2160c) echo street_2160c ;;
+              *) return 1 ;; esac; }
 clip_src() { case "$1" in QCIF) echo test_qcif_cabac.264 ;; CIF) echo BA1_FT_C.264 ;;
              720p) echo VID_1280x720_cabac_temporal_direct.264 ;;
-             1080p|2160p) echo VID_1920x1080_cabac_temporal_direct.264 ;; esac; }
+             1080p|2160p|2160c) echo VID_1920x1080_cabac_temporal_direct.264 ;; esac; }
+clip_make() { case "$1" in 2160p) echo --scale 2 ;; 2160c) echo --scale 2 --crop 1920x1080 ;; esac; }
 
 # frames_of "RES:N ..." RES [veryslow]: N (halved for veryslow; FRAMES=N overrides)
 frames_of() {
@@ -265,7 +269,7 @@ clip() {
         echo "$n" > "$dec.asked"
     fi
     # shellcheck disable=SC2046
-    "$PY" "$TOP/results/y4m_clip.py" "$dec" "$out" "$n" $([ "$res" = 2160p ] && echo --scale 2) >&2 || return 1
+    "$PY" "$TOP/results/y4m_clip.py" "$dec" "$out" "$n" $(clip_make "$res") >&2 || return 1
     echo "$n" > "$out.frames"
     echo "$out"
 }

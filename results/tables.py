@@ -22,9 +22,11 @@ from collections import defaultdict
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bdrate import bdrate  # noqa: E402
 
-RES = ['QCIF', 'CIF', '720p', '1080p', '2160p']
-PIXELS = {'QCIF': 176 * 144, 'CIF': 352 * 288, '720p': 1280 * 720, '1080p': 1920 * 1080, '2160p': 3840 * 2160}
-SIZE = {'QCIF': '176x144', 'CIF': '352x288', '720p': '1280x720', '1080p': '1920x1080', '2160p': '3840x2160'}
+RES = ['QCIF', 'CIF', '720p', '1080p', '2160c', '2160p']
+PIXELS = {'QCIF': 176 * 144, 'CIF': 352 * 288, '720p': 1280 * 720, '1080p': 1920 * 1080, '2160c': 1920 * 1080,
+          '2160p': 3840 * 2160}
+SIZE = {'QCIF': '176x144', 'CIF': '352x288', '720p': '1280x720', '1080p': '1920x1080', '2160c': '1920x1080',
+        '2160p': '3840x2160'}
 META = ['gpu', 'driver', 'cpu', 'commit']
 UNCUT = 200
 

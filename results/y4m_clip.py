@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Make a benchmark clip from a decoded 8-bit 4:2:0 y4m (results/run.sh).
 
-    y4m_clip.py IN.y4m OUT.y4m FRAMES [--scale S]
+    y4m_clip.py IN.y4m OUT.y4m FRAMES [--scale S] [--crop WxH]
 
 FRAMES frames are written; when IN has fewer, it is played forward then
 backward, again and again (a palindrome loop: 0 1 .. n-1 n-2 .. 1 0 1 ..;
@@ -9,7 +9,10 @@ no frame is repeated at the turns, so every step is a real motion between
 neighbouring frames, reversed after a turn).  --scale S (an integer)
 enlarges every frame S times with cv2.resize(INTER_CUBIC), the luma plane
 and each chroma plane separately (the 2160p clip: the 1080p street clip
-with --scale 2).  The output keeps IN's frame rate and 4:2:0 layout."""
+with --scale 2).  --crop WxH then keeps the centre W x H of every frame
+(even sizes; the 2160c clip: the 2160p clip's centre 1920x1080, the
+upscaled content at 1080p's frame size).  The output keeps IN's frame rate
+and 4:2:0 layout."""
 import os
 import sys
 
@@ -56,12 +59,27 @@ def scaled(data, w, h, s):
     return b''.join(p.tobytes() for p in out)
 
 
+def cropped(data, w, h, cw, ch):
+    """The centre cw x ch of a 4:2:0 frame of w x h (all even)."""
+    x0, y0 = (w - cw) // 2 & ~1, (h - ch) // 2 & ~1
+    y = np.frombuffer(data, np.uint8, w * h).reshape(h, w)[y0:y0 + ch, x0:x0 + cw]
+    u = np.frombuffer(data, np.uint8, w * h // 4, w * h).reshape(h // 2, w // 2)
+    v = np.frombuffer(data, np.uint8, w * h // 4, w * h * 5 // 4).reshape(h // 2, w // 2)
+    c = [p[y0 // 2:(y0 + ch) // 2, x0 // 2:(x0 + cw) // 2] for p in (u, v)]
+    return b''.join(np.ascontiguousarray(p).tobytes() for p in [y] + c)
+
+
 def main():
     args = sys.argv[1:]
     scale = 1
     if '--scale' in args:
         i = args.index('--scale')
         scale = int(args[i + 1])
+        del args[i:i + 2]
+    crop = None
+    if '--crop' in args:
+        i = args.index('--crop')
+        crop = tuple(int(x) for x in args[i + 1].split('x'))
         del args[i:i + 2]
     if len(args) != 3:
         sys.exit(__doc__)
@@ -74,6 +92,12 @@ def main():
     if scale != 1:
         frames = {i: scaled(frames[i], w, h, scale) for i in set(order)}
         w, h = w * scale, h * scale
+    if crop:
+        cw, ch = crop
+        if cw % 2 or ch % 2 or cw > w or ch > h:
+            sys.exit('y4m_clip: --crop %dx%d: even sizes within %dx%d' % (cw, ch, w, h))
+        frames = {i: cropped(frames[i], w, h, cw, ch) for i in set(order)}
+        w, h = cw, ch
     header = [header[0], 'W%d' % w, 'H%d' % h] + [t for t in header[1:] if t[0] not in 'WH']
     with open(dst + '.tmp', 'wb') as f:
         f.write((' '.join(header) + '\n').encode())
@@ -83,7 +107,8 @@ def main():
     os.replace(dst + '.tmp', dst)
     print('%s: %dx%d, %d frames from %d of %s%s' % (dst, w, h, count, n_src, src,
                                                    ' (palindrome loop)' if count > n_src else '') +
-          (', scaled %dx with cv2.resize INTER_CUBIC' % scale if scale != 1 else ''))
+          (', scaled %dx with cv2.resize INTER_CUBIC' % scale if scale != 1 else '') +
+          (', its centre %dx%d' % crop if crop else ''))
 
 
 if __name__ == '__main__':
