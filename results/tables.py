@@ -497,9 +497,7 @@ def headline(outdir):
 # ---------------------------------------------------------------- many encodes at once
 
 def cname(c):
-    if c not in NAMES and re.fullmatch(r'gpu_r\d+', c):
-        return '--gpu-me-range %s' % c[len('gpu_r'):]
-    return NAMES.get(c, c)
+    return '--gpu-me-range %s' % c[len('gpu_r'):] if re.fullmatch(r'gpu_r\d+', c) else NAMES.get(c, c)
 
 
 def conc_rows(path):

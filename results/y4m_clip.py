@@ -49,24 +49,27 @@ def palindrome(n, count):
     return [i if i < n else period - i for i in (k % period for k in range(count))]
 
 
-def scaled(data, w, h, s):
-    import cv2
-    y = np.frombuffer(data, np.uint8, w * h).reshape(h, w)
+def planes(data, w, h):
+    """The Y, U and V planes of a 4:2:0 frame of w x h, as arrays."""
     cw, ch = w // 2, h // 2
+    y = np.frombuffer(data, np.uint8, w * h).reshape(h, w)
     u = np.frombuffer(data, np.uint8, cw * ch, w * h).reshape(ch, cw)
     v = np.frombuffer(data, np.uint8, cw * ch, w * h + cw * ch).reshape(ch, cw)
-    out = [cv2.resize(p, (p.shape[1] * s, p.shape[0] * s), interpolation=cv2.INTER_CUBIC) for p in (y, u, v)]
+    return y, u, v
+
+
+def scaled(data, w, h, s):
+    import cv2
+    out = [cv2.resize(p, (p.shape[1] * s, p.shape[0] * s), interpolation=cv2.INTER_CUBIC) for p in planes(data, w, h)]
     return b''.join(p.tobytes() for p in out)
 
 
 def cropped(data, w, h, cw, ch):
     """The centre cw x ch of a 4:2:0 frame of w x h (all even)."""
     x0, y0 = (w - cw) // 2 & ~1, (h - ch) // 2 & ~1
-    y = np.frombuffer(data, np.uint8, w * h).reshape(h, w)[y0:y0 + ch, x0:x0 + cw]
-    u = np.frombuffer(data, np.uint8, w * h // 4, w * h).reshape(h // 2, w // 2)
-    v = np.frombuffer(data, np.uint8, w * h // 4, w * h * 5 // 4).reshape(h // 2, w // 2)
-    c = [p[y0 // 2:(y0 + ch) // 2, x0 // 2:(x0 + cw) // 2] for p in (u, v)]
-    return b''.join(np.ascontiguousarray(p).tobytes() for p in [y] + c)
+    y, u, v = planes(data, w, h)
+    c = [y[y0:y0 + ch, x0:x0 + cw]] + [p[y0 // 2:(y0 + ch) // 2, x0 // 2:(x0 + cw) // 2] for p in (u, v)]
+    return b''.join(np.ascontiguousarray(p).tobytes() for p in c)
 
 
 def main():
