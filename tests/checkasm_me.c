@@ -214,6 +214,7 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
     }
 
     cme_launch_t l;
+    memset( &l, 0, sizeof(l) );     /* i_out_stride 0: one candidate */
     l.cur = d_cur + CME_PAD * pitch + CME_PAD;
     l.ref = d_ref + CME_PAD * pitch + CME_PAD;
     l.i_pitch = pitch;
