@@ -66,6 +66,7 @@
 #define MAX_THREADS 128
 #define MAX_WARPS   (MAX_THREADS / 32)
 #define MAX_RUNS      8 /* runs per thread */
+#define LOAD_GROUPS   4 /* window groups a thread loads before it stores them */
 
 /* Value ranges behind the 32-bit keys:
  *   cost <= 65280 + 2*65535 < 2^18, so cost << 14 < 2^32;
@@ -442,17 +443,47 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
     const int x0 = 16*mb_x + w.x_min, off = x0 & 3;
     const int rowlen = row_words( wx ), nq = rowlen / 4;
 
-    /* Step 1a: the macroblock and the window, once per block. */
+    /* Step 1a: the macroblock and the window, once per block.  Thread t
+     * takes the groups (row r, 4 bytes q) t, t + nt, ..., LOAD_GROUPS of
+     * them loaded before any is stored, so that their loads are in flight
+     * together (one at a time, the warps waited on memory and then at the
+     * barrier: ncu, 1.1-1.9 of the 5.8-6.0 cycles per issued instruction,
+     * results/kernel_steps.md); (r, q) advance without a division. */
     if( t < 16 )
         smem4[SMEM_CUR / 4 + t] = *(const uint4*)(a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x);
     const uint8_t *wbase = a.ref + (16*mb_y + w.y_min + row_lo) * a.i_pitch + (x0 - off);
-    for( int i = t; i < nrows * nq; i += nt )
     {
-        const int r = i / nq, q = i - r * nq;
-        const uint32_t *src = (const uint32_t*)(wbase + r * a.i_pitch + 4*q);
-        const uint32_t lo = __ldg( src ), hi = __ldg( src + 1 );
-        *(uint4*)(s_win + r * rowlen + 4*q) =
-            make_uint4( lo, __funnelshift_r( lo, hi, 8 ), __funnelshift_r( lo, hi, 16 ), __funnelshift_r( lo, hi, 24 ) );
+        const int n = nrows * nq, dr = nt / nq, dq = nt - dr * nq;
+        int r = t / nq, q = t - r * nq;
+        for( int i = t; i < n; i += LOAD_GROUPS * nt )
+        {
+            uint32_t lo[LOAD_GROUPS], hi[LOAD_GROUPS];
+            int at[LOAD_GROUPS];
+#pragma unroll
+            for( int j = 0; j < LOAD_GROUPS; j++ )
+            {
+                if( i + j * nt < n )
+                {
+                    const uint32_t *src = (const uint32_t*)(wbase + r * a.i_pitch + 4*q);
+                    lo[j] = __ldg( src );
+                    hi[j] = __ldg( src + 1 );
+                }
+                at[j] = r * rowlen + 4*q;
+                r += dr;
+                q += dq;
+                if( q >= nq )
+                {
+                    q -= nq;
+                    r++;
+                }
+            }
+#pragma unroll
+            for( int j = 0; j < LOAD_GROUPS; j++ )
+                if( i + j * nt < n )
+                    *(uint4*)(s_win + at[j]) = make_uint4( lo[j], __funnelshift_r( lo[j], hi[j], 8 ),
+                                                           __funnelshift_r( lo[j], hi[j], 16 ),
+                                                           __funnelshift_r( lo[j], hi[j], 24 ) );
+        }
     }
     __syncthreads();
 
