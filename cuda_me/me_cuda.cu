@@ -66,7 +66,7 @@
 #define MAX_THREADS 128
 #define MAX_WARPS   (MAX_THREADS / 32)
 #define MAX_RUNS      8 /* runs per thread */
-#define LOAD_GROUPS   4 /* window groups a thread loads before it stores them */
+#define LOAD_QUADS    4 /* window quads (4 groups) a thread loads before it stores them */
 
 /* Value ranges behind the 32-bit keys:
  *   cost <= 65280 + 2*65535 < 2^18, so cost << 14 < 2^32;
@@ -105,12 +105,12 @@ static __host__ __device__ __forceinline__ int run_count( int wx, int wy, int K 
 
 /* Words per shared row of the window.  The thread of window column c reads
  * s_win[row][c + off + 4*i], i = 0..3, c < wx, off <= 3: words j = 0 ..
- * wx + 14, so wx + 15 of them, rounded up to whole uint4 (the loads store
- * one uint4 each, from two aligned words of the frame: they read up to 7
- * pixels right of the last one a block needs, see CME_PAD). */
+ * wx + 14, so wx + 15 of them, rounded up to whole quads of 4 uint4 (the
+ * loads store a quad at a time, from 5 aligned words of the frame: they
+ * read up to 19 pixels right of the last one a block needs, see CME_PAD). */
 static __host__ __device__ __forceinline__ int row_words( int wx )
 {
-    return (wx + 18) & ~3;
+    return (wx + 30) & ~15;
 }
 
 /* Shared-memory layout, in 32-bit words. */
@@ -444,45 +444,54 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
     const int rowlen = row_words( wx ), nq = rowlen / 4;
 
     /* Step 1a: the macroblock and the window, once per block.  Thread t
-     * takes the groups (row r, 4 bytes q) t, t + nt, ..., LOAD_GROUPS of
-     * them loaded before any is stored, so that their loads are in flight
-     * together (one at a time, the warps waited on memory and then at the
-     * barrier: ncu, 1.1-1.9 of the 5.8-6.0 cycles per issued instruction,
-     * results/kernel_steps.md); (r, q) advance without a division. */
+     * takes the quads (row r, 16 bytes q) t, t + nt, ...: 4 groups of s_win
+     * from 5 aligned words of the frame, so that the index walk and the
+     * address arithmetic are paid once per 4 groups (on the ALU pipe, which
+     * the SADs need: results/kernel_steps.md), and LOAD_QUADS of them are
+     * loaded before any is stored, so that their loads are in flight together
+     * (one at a time, the warps waited on memory and then at the barrier:
+     * ncu, 1.1-1.9 of the 5.8-6.0 cycles per issued instruction); (r, q)
+     * advance without a division. */
     if( t < 16 )
         smem4[SMEM_CUR / 4 + t] = *(const uint4*)(a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x);
     const uint8_t *wbase = a.ref + (16*mb_y + w.y_min + row_lo) * a.i_pitch + (x0 - off);
     {
-        const int n = nrows * nq, dr = nt / nq, dq = nt - dr * nq;
-        int r = t / nq, q = t - r * nq;
-        for( int i = t; i < n; i += LOAD_GROUPS * nt )
+        const int nq4 = nq >> 2, n = nrows * nq4, dr = nt / nq4, dq = nt - dr * nq4;
+        int r = t / nq4, q = t - r * nq4;
+        for( int i = t; i < n; i += LOAD_QUADS * nt )
         {
-            uint32_t lo[LOAD_GROUPS], hi[LOAD_GROUPS];
-            int at[LOAD_GROUPS];
+            uint32_t wd[LOAD_QUADS][5];
+            int at[LOAD_QUADS];
 #pragma unroll
-            for( int j = 0; j < LOAD_GROUPS; j++ )
+            for( int j = 0; j < LOAD_QUADS; j++ )
             {
+                /* groups 4q .. 4q + 3 of the row: words 4q .. 4q + 4 of the frame */
+                const uint32_t *src = (const uint32_t*)(wbase + r * a.i_pitch) + 4*q;
                 if( i + j * nt < n )
                 {
-                    const uint32_t *src = (const uint32_t*)(wbase + r * a.i_pitch + 4*q);
-                    lo[j] = __ldg( src );
-                    hi[j] = __ldg( src + 1 );
+#pragma unroll
+                    for( int k = 0; k < 5; k++ )
+                        wd[j][k] = __ldg( src + k );
                 }
-                at[j] = r * rowlen + 4*q;
+                at[j] = r * rowlen + 16*q;
                 r += dr;
                 q += dq;
-                if( q >= nq )
+                if( q >= nq4 )
                 {
-                    q -= nq;
+                    q -= nq4;
                     r++;
                 }
             }
 #pragma unroll
-            for( int j = 0; j < LOAD_GROUPS; j++ )
+            for( int j = 0; j < LOAD_QUADS; j++ )
                 if( i + j * nt < n )
-                    *(uint4*)(s_win + at[j]) = make_uint4( lo[j], __funnelshift_r( lo[j], hi[j], 8 ),
-                                                           __funnelshift_r( lo[j], hi[j], 16 ),
-                                                           __funnelshift_r( lo[j], hi[j], 24 ) );
+                {
+#pragma unroll
+                    for( int k = 0; k < 4; k++ )
+                        *(uint4*)(s_win + at[j] + 4*k) = make_uint4( wd[j][k], __funnelshift_r( wd[j][k], wd[j][k+1], 8 ),
+                                                                     __funnelshift_r( wd[j][k], wd[j][k+1], 16 ),
+                                                                     __funnelshift_r( wd[j][k], wd[j][k+1], 24 ) );
+                }
         }
     }
     __syncthreads();
@@ -494,9 +503,12 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
 #pragma unroll
     for( int p = 0; p < NP; p++ )
         best[p] = ~0u;
+    /* run u = g * wx + c: (g, c) advance by nt without a division */
+    const int dg = nt / wx, dc = nt - dg * wx;
+    int g = (u0 + t) / wx, c = u0 + t - g * wx;
     for( int u = u0 + t; u < u1; u += nt )
     {
-        const int g = u / wx, c = u - g * wx, r0 = run_row( g, wy, K );
+        const int r0 = run_row( g, wy, K );
         uint32_t kk[K];
         const uint32_t mvcx = a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + c - w.cx] : 0;
 #pragma unroll
@@ -509,6 +521,13 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
         }
         search_run<NP, K, KEYS>( s_cur, s_win + (r0 - row_lo) * rowlen + c + off, rowlen, kk, geo.key_scale, geo.one,
                                  best );
+        g += dg;
+        c += dc;
+        if( c >= wx )
+        {
+            c -= wx;
+            g++;
+        }
     }
 
     /* Step 2b: all threads to 1.  Per warp, 32 lanes to 1 with one

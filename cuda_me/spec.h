@@ -20,9 +20,11 @@
 /* Replicated border kept around every stored frame, in pixels.  The window
  * below never lets a block reach more than 18 pixels outside the frame
  * (x264's 24 pixel MV limit minus its 6 pixel fpel border).  The GPU's
- * window loads (me_cuda.cu) read aligned pairs of words: up to 3 pixels
- * more on the left and 7 more on the right, 25 at most; 32 keeps rows
- * aligned. */
+ * window loads (me_cuda.cu) read aligned runs of 5 words: up to 3 pixels
+ * more on the left and 19 more on the right, 37 at most; those past the
+ * border are the next row's left border (never used, and inside the
+ * plane: the lowest row read is 18 below the frame, in its 32-row border).
+ * 32 keeps rows aligned. */
 #define CME_PAD 32
 
 typedef struct cme_window_t
