@@ -56,7 +56,7 @@ EOF
     check auto foreman_cif.y4m --gpu-me --gpu-me-stats --threads 4 --bframes 3 --gpu-me-range 16 &&
     check auto.c foreman_cif.y4m --gpu-me --gpu-me-backend c --threads 4 --bframes 3 --gpu-me-range 16 &&
     same auto auto.c "--gpu-me-backend auto (opened during the warm-up) and c: streams identical"
-    # every encode above: two GPU candidates (the default); one, as before
+    # every encode above: two GPU candidates (the default from range 23; at range 16, one); one, as before
     X264_GPU_ME_CANDS=1 check cands1.cuda foreman_cif.y4m --gpu-me --gpu-me-backend cuda --threads 4 --gpu-me-range 24 &&
     X264_GPU_ME_CANDS=1 check cands1.c foreman_cif.y4m --gpu-me --gpu-me-backend c --threads 4 --gpu-me-range 24 &&
     same cands1.cuda cands1.c "one candidate (X264_GPU_ME_CANDS=1): cuda and c streams identical"
@@ -277,6 +277,16 @@ EOF
         pass "two GPU candidates by default, one with X264_GPU_ME_CANDS=1"
     else
         fail "expected 2 candidates by default and 1 with X264_GPU_ME_CANDS=1"; grep -h "gpu-me: C" "$W/threads4.log" "$W/cands1.log"
+    fi
+    # ranges below 23: one candidate (the +-16 second pass would cost more
+    # than half the first)
+    # shellcheck disable=SC2086
+    check range16 foreman_cif.y4m $C --threads 2 --merange 16
+    if grep -q "C reference; .*, 1 candidate (range below 23), " "$W/range16.log" &&
+       grep -q "C reference; .*, 2 candidates, " "$W/threads4.log"; then
+        pass "one GPU candidate at range 16, two at 24, and the info line says why"
+    else
+        fail "expected 1 candidate at range 16 and 2 at 24"; grep -h "gpu-me: C" "$W/range16.log" "$W/threads4.log"
     fi
     # frames of more than 4 Mpixels: one candidate by default (foreman
     # scaled to 2304x1792, 4.1 Mpixels; a short range for the C search)
