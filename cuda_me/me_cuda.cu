@@ -105,9 +105,10 @@ static __host__ __device__ __forceinline__ int run_count( int wx, int wy, int K 
 
 /* Words per shared row of the window.  The thread of window column c reads
  * s_win[row][c + off + 4*i], i = 0..3, c < wx, off <= 3: words j = 0 ..
- * wx + 14, so wx + 15 of them, rounded up to whole quads of 4 uint4 (the
- * loads store a quad at a time, from 5 aligned words of the frame: they
- * read up to 19 pixels right of the last one a block needs, see CME_PAD). */
+ * wx + 14, so wx + 15 of them, rounded up to 16 words (the loads store
+ * 4 uint4 of each row at a time, each from two aligned words of the frame:
+ * they read up to 19 pixels right of the last one a block needs, see
+ * CME_PAD). */
 static __host__ __device__ __forceinline__ int row_words( int wx )
 {
     return (wx + 30) & ~15;
@@ -443,42 +444,50 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
     const int x0 = 16*mb_x + w.x_min, off = x0 & 3;
     const int rowlen = row_words( wx ), nq = rowlen / 4;
 
-    /* Step 1a: the macroblock and the window, once per block.  Thread t
-     * takes the quads (row r, 16 bytes q) t, t + nt, ...: 4 groups of s_win
-     * from 5 aligned words of the frame, so that the index walk and the
-     * address arithmetic are paid once per 4 groups (on the ALU pipe, which
-     * the SADs need: results/kernel_steps.md), and LOAD_QUADS of them are
-     * loaded before any is stored, so that their loads are in flight together
-     * (one at a time, the warps waited on memory and then at the barrier:
-     * ncu, 1.1-1.9 of the 5.8-6.0 cycles per issued instruction); (r, q)
-     * advance without a division. */
+    /* Step 1a: the macroblock and the window, once per block.  A row's nq
+     * groups (4 window columns each, from 2 aligned words of the frame; nq a
+     * multiple of 4, row_words()) are taken G = nq / 4 at a time: thread t
+     * does "quads" (row r, group q < G), i.e. groups q, q + G, q + 2G, q + 3G
+     * of row r, quads t, t + nt, ...  So the index walk is paid once per 4
+     * groups, the addresses are IMADs (the ALU pipe is the one the SADs
+     * need: results/kernel_steps.md), and the lanes of a warp store
+     * consecutive uint4s (4 groups of one lane side by side would be 4-way
+     * bank conflicts).  LOAD_QUADS quads are loaded before any is stored, so
+     * that their loads are in flight together (one at a time, the warps
+     * waited on memory and then at the barrier: ncu, 1.1-1.9 of the 5.8-6.0
+     * cycles per issued instruction); (r, q) advance without a division. */
     if( t < 16 )
         smem4[SMEM_CUR / 4 + t] = *(const uint4*)(a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x);
-    const uint8_t *wbase = a.ref + (16*mb_y + w.y_min + row_lo) * a.i_pitch + (x0 - off);
     {
-        const int nq4 = nq >> 2, n = nrows * nq4, dr = nt / nq4, dq = nt - dr * nq4;
-        int r = t / nq4, q = t - r * nq4;
+        const uint32_t *wbase = (const uint32_t*)(a.ref + (16*mb_y + w.y_min + row_lo) * a.i_pitch + (x0 - off));
+        const uint32_t one = geo.one, pw = a.i_pitch >> 2;
+        const uint32_t s0 = (uint32_t)__cvta_generic_to_shared( s_win );
+        const int G = nq >> 2, n = nrows * G, dr = nt / G, dq = nt - dr * G;
+        int r = t / G, q = t - r * G;
         for( int i = t; i < n; i += LOAD_QUADS * nt )
         {
-            uint32_t wd[LOAD_QUADS][5];
-            int at[LOAD_QUADS];
+            uint32_t lo[LOAD_QUADS][4], hi[LOAD_QUADS][4], at[LOAD_QUADS];
 #pragma unroll
             for( int j = 0; j < LOAD_QUADS; j++ )
             {
-                /* groups 4q .. 4q + 3 of the row: words 4q .. 4q + 4 of the frame */
-                const uint32_t *src = (const uint32_t*)(wbase + r * a.i_pitch) + 4*q;
+                /* groups q + m*G: frame words q + m*G and the next */
+                const uint32_t w0 = mad( (uint32_t)r, pw, (uint32_t)q );
                 if( i + j * nt < n )
                 {
 #pragma unroll
-                    for( int k = 0; k < 5; k++ )
-                        wd[j][k] = __ldg( src + k );
+                    for( int m = 0; m < 4; m++ )
+                    {
+                        const uint32_t *src = wbase + mad( (uint32_t)(m * G), one, w0 );
+                        lo[j][m] = __ldg( src );
+                        hi[j][m] = __ldg( src + 1 );
+                    }
                 }
-                at[j] = r * rowlen + 16*q;
+                at[j] = mad( (uint32_t)r, 4 * rowlen, mad( (uint32_t)q, 16, s0 ) );
                 r += dr;
                 q += dq;
-                if( q >= nq4 )
+                if( q >= G )
                 {
-                    q -= nq4;
+                    q -= G;
                     r++;
                 }
             }
@@ -487,10 +496,11 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
                 if( i + j * nt < n )
                 {
 #pragma unroll
-                    for( int k = 0; k < 4; k++ )
-                        *(uint4*)(s_win + at[j] + 4*k) = make_uint4( wd[j][k], __funnelshift_r( wd[j][k], wd[j][k+1], 8 ),
-                                                                     __funnelshift_r( wd[j][k], wd[j][k+1], 16 ),
-                                                                     __funnelshift_r( wd[j][k], wd[j][k+1], 24 ) );
+                    for( int m = 0; m < 4; m++ )
+                        asm volatile( "st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::
+                                      "r"(mad( (uint32_t)(16 * m * G), one, at[j] )), "r"(lo[j][m]),
+                                      "r"(__funnelshift_r( lo[j][m], hi[j][m], 8 )), "r"(__funnelshift_r( lo[j][m], hi[j][m], 16 )),
+                                      "r"(__funnelshift_r( lo[j][m], hi[j][m], 24 )) : "memory" );
                 }
         }
     }

@@ -356,6 +356,7 @@ int main( int argc, char **argv )
 
     cudaStream_t st;
     CHECK( cudaStreamCreate( &st ) );
+    CHECK( cme_cuda_prepare() );   /* the kernels' shared-memory limit, as cuda_me opens the device */
     cudaEvent_t ev[5];
     for( int i = 0; i < 5; i++ )
         CHECK( cudaEventCreate( &ev[i] ) );

@@ -187,6 +187,9 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
 {
     const int mb_w = cur->w / 16, mb_h = cur->h / 16;
     const size_t count = (size_t)mb_w * mb_h * parts, n = count * sizeof(cuda_me_result_t);
+    /* the kernels' shared-memory limit (96 KiB), as the backend sets it when
+     * it opens the device: without it, blocks of more than 48 KiB fail */
+    CU( cme_cuda_prepare() );
     const int pitch = (cur->w + 2*CME_PAD + 127) & ~127;
     const size_t plane = (size_t)pitch * (cur->h + 2*CME_PAD);
     uint8_t *d_cur, *d_ref;
@@ -399,6 +402,7 @@ START_TEST( test_kernels_pass2 )
         uint8_t *d_out = dev_guarded_alloc( n );
         uint8_t *d_scratch = dev_guarded_alloc( scratch );
         uint8_t *d_centre2 = dev_guarded_alloc( (size_t)mb_count * 4 );
+        CU( cme_cuda_prepare() );
         cme_launch_t l;
         memset( &l, 0, sizeof(l) );
         l.cur = d_cur + CME_PAD * pitch + CME_PAD;
