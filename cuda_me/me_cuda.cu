@@ -66,7 +66,7 @@
 #define MAX_THREADS 128
 #define MAX_WARPS   (MAX_THREADS / 32)
 #define MAX_RUNS      8 /* runs per thread */
-#define LOAD_QUADS    4 /* window quads (4 groups) a thread loads before it stores them */
+#define LOAD_QUADS    1 /* window quads a thread loads before it stores them (H200: 1 beat 2 and 4 by 2-4%) */
 
 /* Value ranges behind the 32-bit keys:
  *   cost <= 65280 + 2*65535 < 2^18, so cost << 14 < 2^32;
@@ -452,10 +452,11 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
      * groups, the addresses are IMADs (the ALU pipe is the one the SADs
      * need: results/kernel_steps.md), and the lanes of a warp store
      * consecutive uint4s (4 groups of one lane side by side would be 4-way
-     * bank conflicts).  LOAD_QUADS quads are loaded before any is stored, so
-     * that their loads are in flight together (one at a time, the warps
-     * waited on memory and then at the barrier: ncu, 1.1-1.9 of the 5.8-6.0
-     * cycles per issued instruction); (r, q) advance without a division. */
+     * bank conflicts).  A quad's 8 loads are in flight together, and
+     * LOAD_QUADS quads' before any is stored (with one group at a time the
+     * warps waited on memory and then at the barrier: ncu, 1.1-1.9 of the
+     * 5.8-6.0 cycles per issued instruction; more than one quad did not pay:
+     * results/kernel_steps.md); (r, q) advance without a division. */
     if( t < 16 )
         smem4[SMEM_CUR / 4 + t] = *(const uint4*)(a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x);
     {
