@@ -41,7 +41,7 @@ pyramid foreman_cif.y4m --bframes 3 --b-pyramid normal --ref 4 --threads 4
 ponly foreman_cif.y4m --bframes 0 --ref 1 --threads 1
 replace foreman_cif.y4m --gpu-me-mode replace --threads 4 --merange 32
 adaptive foreman_cif.y4m --gpu-me-mode adaptive --threads 4 --gpu-me-range 24
-threads8 mobile_cif.y4m --threads 8 --gpu-me-range 24 --bframes 3
+threads8 mobile_cif.y4m --threads 8 --gpu-me-range 28 --bframes 3
 mvrt8 foreman_cif.y4m --threads 8 --gpu-me-range 32 --bframes 3
 partall mobile_cif.y4m --ref 3 --mixed-refs --partitions all --threads 4
 sliced foreman_cif.y4m --sliced-threads --threads 4
@@ -49,16 +49,16 @@ odd foreman_346x282.y4m --threads 2 --gpu-me-range 48
 veryslow bus_qcif.y4m --preset veryslow --threads 4
 ultrafast carphone_qcif.y4m --preset ultrafast --threads 4 --merange 128
 idrwarm foreman_cif.y4m --keyint 4 --min-keyint 1 --threads 4 --gpu-me-range 16
-lathreads mobile_cif.y4m --threads 12 --lookahead-threads 2 --gpu-me-range 24 --bframes 3
+lathreads mobile_cif.y4m --threads 12 --lookahead-threads 2 --gpu-me-range 28 --bframes 3
 EOF
     # the backend users get (auto): the device opens on its own thread during
     # the warm-up; the same bytes as the C reference
     check auto foreman_cif.y4m --gpu-me --gpu-me-stats --threads 4 --bframes 3 --gpu-me-range 16 &&
     check auto.c foreman_cif.y4m --gpu-me --gpu-me-backend c --threads 4 --bframes 3 --gpu-me-range 16 &&
     same auto auto.c "--gpu-me-backend auto (opened during the warm-up) and c: streams identical"
-    # every encode above: two GPU candidates (the default from range 23; at range 16, one); one, as before
-    X264_GPU_ME_CANDS=1 check cands1.cuda foreman_cif.y4m --gpu-me --gpu-me-backend cuda --threads 4 --gpu-me-range 24 &&
-    X264_GPU_ME_CANDS=1 check cands1.c foreman_cif.y4m --gpu-me --gpu-me-backend c --threads 4 --gpu-me-range 24 &&
+    # every encode above: two GPU candidates (the default from range 28; below, one); one, as before
+    X264_GPU_ME_CANDS=1 check cands1.cuda foreman_cif.y4m --gpu-me --gpu-me-backend cuda --threads 4 --gpu-me-range 28 &&
+    X264_GPU_ME_CANDS=1 check cands1.c foreman_cif.y4m --gpu-me --gpu-me-backend c --threads 4 --gpu-me-range 28 &&
     same cands1.cuda cands1.c "one candidate (X264_GPU_ME_CANDS=1): cuda and c streams identical"
 else
     echo "--- stock x264 $("$STOCK" --version | head -1) == patched x264 without --gpu-me"
@@ -216,8 +216,8 @@ EOF
     check adaptive foreman_cif.y4m $C --gpu-me-mode adaptive --threads 2
     check partall mobile_cif.y4m $C --ref 3 --mixed-refs --partitions all --threads 2
     check sliced foreman_cif.y4m $C --sliced-threads --threads 3
-    check threads4 foreman_cif.y4m $C --threads 4 --merange 24
-    check threads4b foreman_cif.y4m $C --threads 4 --merange 24
+    check threads4 foreman_cif.y4m $C --threads 4 --merange 28
+    check threads4b foreman_cif.y4m $C --threads 4 --merange 28
     check odd foreman_346x282.y4m $C --threads 2
     check range64 bus_qcif.y4m $C --merange 64 --threads 2
     check veryslow bus_qcif.y4m $C --preset veryslow --threads 2
@@ -272,21 +272,21 @@ EOF
     fi
     # two GPU candidates per partition (the default), against one
     # shellcheck disable=SC2086
-    X264_GPU_ME_CANDS=1 check cands1 foreman_cif.y4m $C --threads 4 --merange 24 --gpu-me-stats
+    X264_GPU_ME_CANDS=1 check cands1 foreman_cif.y4m $C --threads 4 --merange 28 --gpu-me-stats
     if grep -q "C reference; .*, 2 candidates, " "$W/threads4.log" && grep -q "C reference; .*, 1 candidate (X264_GPU_ME_CANDS), " "$W/cands1.log"; then
         pass "two GPU candidates by default, one with X264_GPU_ME_CANDS=1"
     else
         fail "expected 2 candidates by default and 1 with X264_GPU_ME_CANDS=1"; grep -h "gpu-me: C" "$W/threads4.log" "$W/cands1.log"
     fi
-    # ranges below 23: one candidate (the +-16 second pass would cost more
-    # than half the first)
+    # ranges below 28: one candidate (the two passes would cost more than
+    # 1.5x one: patches/0019)
     # shellcheck disable=SC2086
     check range16 foreman_cif.y4m $C --threads 2 --merange 16
-    if grep -q "C reference; .*, 1 candidate (range below 23), " "$W/range16.log" &&
+    if grep -q "C reference; .*, 1 candidate (range below 28), " "$W/range16.log" &&
        grep -q "C reference; .*, 2 candidates, " "$W/threads4.log"; then
-        pass "one GPU candidate at range 16, two at 24, and the info line says why"
+        pass "one GPU candidate at range 16, two at 28, and the info line says why"
     else
-        fail "expected 1 candidate at range 16 and 2 at 24"; grep -h "gpu-me: C" "$W/range16.log" "$W/threads4.log"
+        fail "expected 1 candidate at range 16 and 2 at 28"; grep -h "gpu-me: C" "$W/range16.log" "$W/threads4.log"
     fi
     # frames of more than 4 Mpixels: one candidate by default (foreman
     # scaled to 2304x1792, 4.1 Mpixels; a short range for the C search)
