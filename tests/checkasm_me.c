@@ -177,6 +177,32 @@ static uint8_t *dev_guarded_fetch( const char *what, const char *buf, const uint
 
 #define CANARY_KEY (0x0101010101010101ull * CANARY_BYTE)
 
+/* The launch of one search on padded device planes (pixel (0,0) at
+ * CME_PAD, CME_PAD), its scratch and results after their front canaries;
+ * i_out_stride 0: one candidate. */
+static cme_launch_t launch_of( uint8_t *d_cur, uint8_t *d_ref, int pitch, int mb_w, int mb_h, int range, int mv_range,
+                               int mv_range_thread, int parts, const uint16_t *d_cost, const int16_t *d_centre,
+                               uint8_t *d_scratch, uint8_t *d_out, int variant )
+{
+    cme_launch_t l;
+    memset( &l, 0, sizeof(l) );
+    l.cur = d_cur + CME_PAD * pitch + CME_PAD;
+    l.ref = d_ref + CME_PAD * pitch + CME_PAD;
+    l.i_pitch = pitch;
+    l.i_mb_width = mb_w;
+    l.i_mb_height = mb_h;
+    l.i_range = range;
+    l.i_mv_range = mv_range;
+    l.i_mv_range_thread = mv_range_thread;
+    l.i_parts = parts;
+    l.mv_cost = d_cost;
+    l.centre = d_centre;
+    l.blk_keys = (uint64_t*)(d_scratch + GUARD);
+    l.out = (cuda_me_result_t*)(d_out + GUARD);
+    l.i_variant = variant;
+    return l;
+}
+
 /* One search through the kernel launchers, every output between canaries;
  * after the call: nothing written outside them, every result written, and
  * (mainline kernels) the scratch keys written as whole blocks of
@@ -187,9 +213,6 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
 {
     const int mb_w = cur->w / 16, mb_h = cur->h / 16;
     const size_t count = (size_t)mb_w * mb_h * parts, n = count * sizeof(cuda_me_result_t);
-    /* the kernels' shared-memory limit (96 KiB), as the backend sets it when
-     * it opens the device: without it, blocks of more than 48 KiB fail */
-    CU( cme_cuda_prepare() );
     const int pitch = (cur->w + 2*CME_PAD + 127) & ~127;
     const size_t plane = (size_t)pitch * (cur->h + 2*CME_PAD);
     uint8_t *d_cur, *d_ref;
@@ -216,22 +239,8 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
         CU( cudaMemcpy( d_centre, centre, (size_t)mb_w * mb_h * 4, cudaMemcpyHostToDevice ) );
     }
 
-    cme_launch_t l;
-    memset( &l, 0, sizeof(l) );     /* i_out_stride 0: one candidate */
-    l.cur = d_cur + CME_PAD * pitch + CME_PAD;
-    l.ref = d_ref + CME_PAD * pitch + CME_PAD;
-    l.i_pitch = pitch;
-    l.i_mb_width = mb_w;
-    l.i_mb_height = mb_h;
-    l.i_range = range;
-    l.i_mv_range = mv_range;
-    l.i_mv_range_thread = mv_range_thread;
-    l.i_parts = parts;
-    l.mv_cost = d_cost;
-    l.centre = d_centre;
-    l.blk_keys = (uint64_t*)(d_scratch + GUARD);
-    l.out = (cuda_me_result_t*)(d_out + GUARD);
-    l.i_variant = variant;
+    const cme_launch_t l = launch_of( d_cur, d_ref, pitch, mb_w, mb_h, range, mv_range, mv_range_thread, parts, d_cost,
+                                      d_centre, d_scratch, d_out, variant );
     CU( paper ? cme_cuda_search_paper( &l, 0, NULL ) : cme_cuda_search( &l, 0 ) );
     CU( cudaDeviceSynchronize() );
 
@@ -289,6 +298,9 @@ static int gcase_setup( const gcase_t *c, int ci, const char *what, char *name, 
     }
     if( load_case( c, ci, cur, ref ) )
         return -1;
+    /* the kernels' shared-memory limit (96 KiB), as the backend sets it when
+     * it opens the device: without it, blocks of more than 48 KiB fail */
+    CU( cme_cuda_prepare() );
     test_mv_cost_qp( mv_cost, c->range, c->cost == 2 ? 51 : c->spread > 0 ? 30 : 12 );
     uint32_t mrng = test_seed() + 17 * ci;
     if( c->cost == 3 )
@@ -402,24 +414,9 @@ START_TEST( test_kernels_pass2 )
         uint8_t *d_out = dev_guarded_alloc( n );
         uint8_t *d_scratch = dev_guarded_alloc( scratch );
         uint8_t *d_centre2 = dev_guarded_alloc( (size_t)mb_count * 4 );
-        CU( cme_cuda_prepare() );
-        cme_launch_t l;
-        memset( &l, 0, sizeof(l) );
-        l.cur = d_cur + CME_PAD * pitch + CME_PAD;
-        l.ref = d_ref + CME_PAD * pitch + CME_PAD;
-        l.i_pitch = pitch;
-        l.i_mb_width = mb_w;
-        l.i_mb_height = mb_h;
-        l.i_range = c->range;
-        l.i_mv_range = c->mv_range;
-        l.i_mv_range_thread = c->thread;
-        l.i_parts = np;
-        l.mv_cost = d_cost;
-        l.centre = d_centre;
-        l.blk_keys = (uint64_t*)(d_scratch + GUARD);
-        l.out = (cuda_me_result_t*)(d_out + GUARD);
+        cme_launch_t l = launch_of( d_cur, d_ref, pitch, mb_w, mb_h, c->range, c->mv_range, c->thread, np, d_cost,
+                                    d_centre, d_scratch, d_out, -1 );
         l.i_out_stride = 2 * np;
-        l.i_variant = -1;
         CU( cme_cuda_search( &l, 0 ) );
         CU( cme_cuda_search_pass2( &l, (int16_t*)(d_centre2 + GUARD), 0 ) );
         CU( cudaDeviceSynchronize() );
