@@ -66,7 +66,6 @@
 #define MAX_THREADS 128
 #define MAX_WARPS   (MAX_THREADS / 32)
 #define MAX_RUNS      8 /* runs per thread */
-#define LOAD_QUADS    1 /* window quads a thread loads before it stores them (H200: 1 beat 2 and 4 by 2-4%) */
 
 /* Value ranges behind the 32-bit keys:
  *   cost <= 65280 + 2*65535 < 2^18, so cost << 14 < 2^32;
@@ -452,10 +451,10 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
      * groups, the addresses are IMADs (the ALU pipe is the one the SADs
      * need: results/kernel_steps.md), and the lanes of a warp store
      * consecutive uint4s (4 groups of one lane side by side would be 4-way
-     * bank conflicts).  A quad's 8 loads are in flight together, and
-     * LOAD_QUADS quads' before any is stored (with one group at a time the
-     * warps waited on memory and then at the barrier: ncu, 1.1-1.9 of the
-     * 5.8-6.0 cycles per issued instruction; more than one quad did not pay:
+     * bank conflicts).  A quad's 8 loads are in flight together before any
+     * is stored (with one group at a time the warps waited on memory and
+     * then at the barrier: ncu, 1.1-1.9 of the 5.8-6.0 cycles per issued
+     * instruction; two or four quads in flight were 2-4% slower than one:
      * results/kernel_steps.md); (r, q) advance without a division. */
     if( t < 16 )
         smem4[SMEM_CUR / 4 + t] = *(const uint4*)(a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x);
@@ -465,44 +464,32 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
         const uint32_t s0 = (uint32_t)__cvta_generic_to_shared( s_win );
         const int G = nq >> 2, n = nrows * G, dr = nt / G, dq = nt - dr * G;
         int r = t / G, q = t - r * G;
-        for( int i = t; i < n; i += LOAD_QUADS * nt )
+        for( int i = t; i < n; i += nt )
         {
-            uint32_t lo[LOAD_QUADS][4], hi[LOAD_QUADS][4], at[LOAD_QUADS];
+            /* groups q + m*G: frame words q + m*G and the next */
+            const uint32_t w0 = mad( (uint32_t)r, pw, (uint32_t)q );
+            uint32_t lo[4], hi[4];
 #pragma unroll
-            for( int j = 0; j < LOAD_QUADS; j++ )
+            for( int m = 0; m < 4; m++ )
             {
-                /* groups q + m*G: frame words q + m*G and the next */
-                const uint32_t w0 = mad( (uint32_t)r, pw, (uint32_t)q );
-                if( i + j * nt < n )
-                {
-#pragma unroll
-                    for( int m = 0; m < 4; m++ )
-                    {
-                        const uint32_t *src = wbase + mad( (uint32_t)(m * G), one, w0 );
-                        lo[j][m] = __ldg( src );
-                        hi[j][m] = __ldg( src + 1 );
-                    }
-                }
-                at[j] = mad( (uint32_t)r, 4 * rowlen, mad( (uint32_t)q, 16, s0 ) );
-                r += dr;
-                q += dq;
-                if( q >= G )
-                {
-                    q -= G;
-                    r++;
-                }
+                const uint32_t *src = wbase + mad( (uint32_t)(m * G), one, w0 );
+                lo[m] = __ldg( src );
+                hi[m] = __ldg( src + 1 );
+            }
+            const uint32_t at = mad( (uint32_t)r, 4 * rowlen, mad( (uint32_t)q, 16, s0 ) );
+            r += dr;
+            q += dq;
+            if( q >= G )
+            {
+                q -= G;
+                r++;
             }
 #pragma unroll
-            for( int j = 0; j < LOAD_QUADS; j++ )
-                if( i + j * nt < n )
-                {
-#pragma unroll
-                    for( int m = 0; m < 4; m++ )
-                        asm volatile( "st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::
-                                      "r"(mad( (uint32_t)(16 * m * G), one, at[j] )), "r"(lo[j][m]),
-                                      "r"(__funnelshift_r( lo[j][m], hi[j][m], 8 )), "r"(__funnelshift_r( lo[j][m], hi[j][m], 16 )),
-                                      "r"(__funnelshift_r( lo[j][m], hi[j][m], 24 )) : "memory" );
-                }
+            for( int m = 0; m < 4; m++ )
+                asm volatile( "st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::
+                              "r"(mad( (uint32_t)(16 * m * G), one, at )), "r"(lo[m]),
+                              "r"(__funnelshift_r( lo[m], hi[m], 8 )), "r"(__funnelshift_r( lo[m], hi[m], 16 )),
+                              "r"(__funnelshift_r( lo[m], hi[m], 24 )) : "memory" );
         }
     }
     __syncthreads();
