@@ -323,6 +323,11 @@ int main( int argc, char **argv )
             return 2;
         }
     }
+    if( only_range < 0 || only_range > CUDA_ME_RANGE_MAX )
+    {
+        fprintf( stderr, "bench_me: range %d: 1..%d\n", only_range, CUDA_ME_RANGE_MAX );
+        return 2;
+    }
     if( only_variant >= 0 && cme_cuda_variant_info( only_variant, NULL, NULL ) < 0 )
     {
         fprintf( stderr, "bench_me: no kernel variant %d\n", only_variant );
@@ -406,7 +411,11 @@ int main( int argc, char **argv )
             fclose( csv );
         return 0;
     }
-    static const int ranges[] = { 16, 32, 64, 128 };
+    /* the ranges of the summary, or -r's range alone (any of 1..128) */
+    int ranges[4] = { 16, 32, 64, 128 };
+    const int nranges = only_range ? 1 : 4;
+    if( only_range )
+        ranges[0] = only_range;
     const int parts = CUDA_ME_NPART, mv_range = 512;
     /* summary: total ms per frame [size][range][variant], 0: not run */
     enum { MAX_VAR = 32 };
@@ -439,11 +448,9 @@ int main( int argc, char **argv )
         CHECK( cudaMalloc( (void**)&d_centre2, (size_t)mb_w * mb_h * 2 * sizeof(int16_t) ) );
         CHECK( cudaHostAlloc( (void**)&h_out, out_bytes, cudaHostAllocDefault ) );
 
-        for( unsigned ri = 0; ri < sizeof(ranges)/sizeof(*ranges); ri++ )
+        for( int ri = 0; ri < nranges; ri++ )
         {
             const int range = ranges[ri];
-            if( only_range && range != only_range )
-                continue;
             test_mv_cost( mv_cost, range );
             uint16_t *d_cost;
             CHECK( cudaMalloc( (void**)&d_cost, sizeof(mv_cost) ) );
@@ -583,7 +590,7 @@ int main( int argc, char **argv )
         if( !any )
             continue;
         printf( "\n# %s: total kernel ms per frame (median), %% of peak\n%-16s", sizes[si].name, "variant" );
-        for( int ri = 0; ri < 4; ri++ )
+        for( int ri = 0; ri < nranges; ri++ )
             printf( "   +-%-3d     %%pk", ranges[ri] );
         printf( "\n" );
         for( int vi = 0; vi <= nvar && vi <= MAX_VAR; vi++ )
@@ -594,7 +601,7 @@ int main( int argc, char **argv )
             else
                 snprintf( vname, sizeof(vname), "v%d:%s", vi, cme_cuda_variant_name( vi ) );
             printf( "%-16s", vname );
-            for( int ri = 0; ri < 4; ri++ )
+            for( int ri = 0; ri < nranges; ri++ )
                 if( summ[si][ri][vi] > 0 )
                     printf( " %8.4f %6.1f", summ[si][ri][vi], summ_pct[si][ri][vi] );
                 else
