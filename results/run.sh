@@ -149,6 +149,8 @@ cfg_args() {
         # gpu_rN: the GPU forced on at range N (gpu_r64: whatever the frame size)
         gpu_r[0-9]*) echo "--gpu-me $BE_ARG --gpu-me-range ${1#gpu_r}" ;;
         gpu_adapt64) echo "--gpu-me $BE_ARG --gpu-me-range 64 --gpu-me-mode adaptive" ;;
+        # gpu_spN: plain --gpu-me with GPU sub-pel pruning at N per cent
+        gpu_sp[0-9]*) echo "--gpu-me $BE_ARG --gpu-me-subpel ${1#gpu_sp}" ;;
         esa64)       echo "--me esa --merange 64" ;;
         *) echo "unknown config $1" >&2; exit 2 ;;
     esac
