@@ -248,6 +248,12 @@ static cuda_me_t *cme_open( const cuda_me_param_t *param, int *err )
                  CUDA_ME_SUBPEL_COSTS_MAX );
         goto fail;
     }
+    if( param->i_subme && (param->i_subpel_parts < 0 || param->i_subpel_parts > param->i_parts) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "i_subpel_parts %d not supported (0: all, or 1..i_parts %d)\n",
+                 param->i_subpel_parts, param->i_parts );
+        goto fail;
+    }
     if( param->i_subme && (param->b_fpel_satd < 0 || param->b_fpel_satd > 1) )
     {
         cme_log( h, CUDA_ME_LOG_ERROR, "b_fpel_satd must be 0 or 1\n" );
@@ -280,13 +286,16 @@ static cuda_me_t *cme_open( const cuda_me_param_t *param, int *err )
             goto fail;
         }
         memcpy( h->subpel_cost, param->subpel_cost, n * sizeof(uint16_t) );
-        h->i_sub_count = (size_t)h->i_mb_count * h->i_cands * h->i_parts;
+        h->i_sub_parts = param->i_subpel_parts ? param->i_subpel_parts : h->i_parts;
+        h->param.i_subpel_parts = h->i_sub_parts;
+        h->i_sub_count = (size_t)h->i_mb_count * h->i_cands * h->i_sub_parts;
     }
     else
     {
         /* integer only: the sub-pel fields mean nothing */
         h->param.b_fpel_satd = 0;
         h->param.i_subpel_costs = 0;
+        h->param.i_subpel_parts = 0;
     }
     h->param.subpel_cost = h->subpel_cost;
 

@@ -39,7 +39,7 @@
 extern "C" {
 #endif
 
-#define CUDA_ME_API_VERSION 6
+#define CUDA_ME_API_VERSION 7
 
 /* Partitions of one macroblock, in the order results are stored.
  * 4x4 blocks are numbered as x264 does: idx = 4*i8x8 + i4x4, where both
@@ -198,6 +198,12 @@ typedef struct cuda_me_param_t
      * Each job picks one (cuda_me_job_t.i_subpel_cost). */
     const uint16_t *subpel_cost;
     int i_subpel_costs; /* i_subme: 1..CUDA_ME_SUBPEL_COSTS_MAX */
+    /* i_subme (API 7): the partitions refined, the first i_subpel_parts in
+     * the order above (1: 16x16 only; CUDA_ME_NPART_8x8: 16x16 down to 8x8);
+     * 0 [default]: all i_parts.  get_subpel()'s results are then
+     * [mb][cands][i_subpel_parts]: refinements nobody reads cost nothing
+     * (41 partitions refined are 4.6x the work of 9). */
+    int i_subpel_parts;
     /* Log callback, may be NULL (then messages go to stderr). */
     void (*pf_log)( void *opaque, int i_level, const char *fmt, va_list ap );
     void *p_log_opaque;
@@ -279,9 +285,10 @@ typedef struct cuda_me_function_t
     void (*stats)( cuda_me_t *h, cuda_me_stats_t *s );
     /* Waits until every frame put has been read: their planes may go. */
     void (*flush)( cuda_me_t *h );
-    /* i_subme: the sub-pel results of a submitted pair, laid out as get()'s:
-     * [mb_y][mb_x][cands][i_parts], result k refining get()'s result k (its
-     * vector times 4 is the start).  Blocks as get() does; NULL where get()
+    /* i_subme: the sub-pel results of a submitted pair, laid out as get()'s
+     * but with i_subpel_parts partitions: [mb_y][mb_x][cands][i_subpel_parts],
+     * each refining get()'s result of the same macroblock, candidate and
+     * partition (its vector times 4 is the start).  Blocks as get() does; NULL where get()
      * is, and always without i_subme.  Valid until done(i_cur). */
     const cuda_me_subpel_result_t *(*get_subpel)( cuda_me_t *h, int i_cur, int i_ref );
 } cuda_me_function_t;

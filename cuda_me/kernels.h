@@ -139,13 +139,14 @@ typedef struct cme_subpel_jobs_launch_t
     int i_range, i_mv_range;
     int i_mv_range_thread;          /* the job's frame-thread limit, 0: none */
     int i_parts, i_cands;
+    int i_sub_parts;                /* jobs for the first i_sub_parts partitions (1..i_parts) */
     const int16_t *centre;          /* pass 1's centres [mb][2], or NULL: (0,0) */
     const int16_t *centre2;         /* i_cands 2: pass 2's (cme_cuda_search_pass2's centre2) */
     const cuda_me_result_t *res;    /* [mb][i_cands][i_parts] */
     const uint16_t *cost_mv;        /* the cost tables (the refinement's cost_mv) */
     int i_cost_mv;                  /* the centre of this pair's table in cost_mv */
     int i_subme, b_fpel_satd;
-    cme_subpel_job_t *job;          /* out: mb_count * i_cands * i_parts */
+    cme_subpel_job_t *job;          /* out: [mb][i_cands][i_sub_parts] */
 } cme_subpel_jobs_launch_t;
 
 cudaError_t cme_cuda_subpel_jobs( const cme_subpel_jobs_launch_t *l, cudaStream_t stream );

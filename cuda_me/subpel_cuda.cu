@@ -5,8 +5,8 @@
  * both call the specification's CME_SPEC functions (__host__ __device__
  * under nvcc), so the formulas, the candidate order and the tie rules exist
  * once.  Tested against C in tests/checkasm_me.c (needs a GPU), timed by
- * bench_me -S.  Used by the library with cuda_me_param_t.i_subme (cuda.c);
- * not yet by x264's glue.
+ * bench_me -S.  Used by the library with cuda_me_param_t.i_subme (cuda.c),
+ * which x264's glue sets with --gpu-me-subpel (patches/0020).
  *
  * hpel_kernel: the half-pel planes H, V, C of a padded luma plane.
  *   One thread per output pixel (x, y) of [-CME_HPEL_PAD, w+CME_HPEL_PAD) x
@@ -27,8 +27,8 @@
  *   next version, to be measured against this one.
  *
  * jobs_kernel: the refinement's jobs of a searched pair (subpel_jobs.h).
- *   One thread per (macroblock, candidate, partition), SUBPEL_JOBS_THREADS
- *   per block: the candidate's window centre (pass 1: the job's centre;
+ *   One thread per (macroblock, candidate, partition < i_sub_parts),
+ *   SUBPEL_JOBS_THREADS per block: the candidate's window centre (pass 1: the job's centre;
  *   pass 2: pass2_kernel's), clipped by cme_get_window, then
  *   cme_subpel_make_job (one fpel compare of the partition at its integer
  *   vector).  Jobs come out in the results' order [mb][cand][part], so the
@@ -89,16 +89,16 @@ __global__ void __launch_bounds__( SUBPEL_JOBS_THREADS )
 jobs_kernel( const cme_subpel_jobs_launch_t a )
 {
     const int i = blockIdx.x * SUBPEL_JOBS_THREADS + threadIdx.x;
-    const int per_mb = a.i_cands * a.i_parts;
+    const int per_mb = a.i_cands * a.i_sub_parts;
     if( i >= a.i_mb_width * a.i_mb_height * per_mb )
         return;
-    const int mb = i / per_mb, cand = (i - mb * per_mb) / a.i_parts, p = i - mb * per_mb - cand * a.i_parts;
+    const int mb = i / per_mb, cand = (i - mb * per_mb) / a.i_sub_parts, p = i - mb * per_mb - cand * a.i_sub_parts;
     const int mb_y = mb / a.i_mb_width, mb_x = mb - mb_y * a.i_mb_width;
     const int16_t *c = cand ? a.centre2 : a.centre;
     const cme_window_t w = cme_get_window( mb_x, mb_y, a.i_mb_width, a.i_mb_height,
                                            cand ? cme_pass2_range( a.i_range ) : a.i_range, a.i_mv_range,
                                            a.i_mv_range_thread, c ? c[2*mb] : 0, c ? c[2*mb+1] : 0 );
-    const cuda_me_result_t r = a.res[i];
+    const cuda_me_result_t r = a.res[(mb * a.i_cands + cand) * a.i_parts + p];
     a.job[i] = cme_subpel_make_job( a.cur, a.i_pitch, a.ref, a.i_pitch, mb_x, mb_y, a.i_mb_width, a.i_mb_height,
                                     a.i_mv_range, a.i_mv_range_thread, p, r.mv[0], r.mv[1], w.cx, w.cy, a.cost_mv,
                                     a.i_cost_mv, a.i_subme, a.b_fpel_satd );
@@ -133,9 +133,10 @@ extern "C" cudaError_t cme_cuda_refine_subpel( const cme_subpel_launch_t *l, cud
 extern "C" cudaError_t cme_cuda_subpel_jobs( const cme_subpel_jobs_launch_t *l, cudaStream_t stream )
 {
     if( !l || l->i_mb_width <= 0 || l->i_mb_height <= 0 || l->i_parts <= 0 || l->i_cands < 1 || l->i_cands > 2 ||
+        l->i_sub_parts < 1 || l->i_sub_parts > l->i_parts ||
         !l->cur || !l->ref || !l->res || !l->cost_mv || !l->job || (l->i_cands == 2 && !l->centre2) )
         return cudaErrorInvalidValue;
-    const int n = l->i_mb_width * l->i_mb_height * l->i_cands * l->i_parts;
+    const int n = l->i_mb_width * l->i_mb_height * l->i_cands * l->i_sub_parts;
     jobs_kernel<<<DIV_UP( n, SUBPEL_JOBS_THREADS ), SUBPEL_JOBS_THREADS, 0, stream>>>( *l );
     return cudaGetLastError();
 }

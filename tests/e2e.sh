@@ -50,6 +50,8 @@ veryslow bus_qcif.y4m --preset veryslow --threads 4
 ultrafast carphone_qcif.y4m --preset ultrafast --threads 4 --merange 128
 idrwarm foreman_cif.y4m --keyint 4 --min-keyint 1 --threads 4 --gpu-me-range 16
 lathreads mobile_cif.y4m --threads 12 --lookahead-threads 2 --gpu-me-range 28 --bframes 3
+subpel foreman_cif.y4m --threads 4 --gpu-me-range 32 --ref 4 --bframes 3 --gpu-me-subpel 30
+subpelall mobile_cif.y4m --preset slower --threads 4 --gpu-me-range 16 --gpu-me-subpel 10
 EOF
     # the backend users get (auto): the device opens on its own thread during
     # the warm-up; the same bytes as the C reference
@@ -287,6 +289,33 @@ EOF
         pass "one GPU candidate at range 16, two at 28, and the info line says why"
     else
         fail "expected 1 candidate at range 16 and 2 at 28"; grep -h "gpu-me: C" "$W/range16.log" "$W/threads4.log"
+    fi
+    # --gpu-me-subpel N (patches/0020): the GPU's quarter-pel costs skip
+    # x264's search of references (P and B, 16x16 and 8x8 with mixed
+    # references); 0, the default, and bad values leave the encode as it was
+    SP="foreman_cif.y4m $C --threads 2 --merange 28 --ref 4 --bframes 3"
+    # shellcheck disable=SC2086
+    {
+    check subpel30 $SP --gpu-me-subpel 30 --gpu-me-stats
+    check subpelnone $SP
+    check subpel0 $SP --gpu-me-subpel 0
+    check subpelbad $SP --gpu-me-subpel -5
+    }
+    same subpel0 subpelnone "--gpu-me-subpel 0 is the default"
+    same subpelbad subpelnone "--gpu-me-subpel -5 is refused (off)"
+    if grep -q "gpu-me: --gpu-me-subpel -5 out of 0..1000, using 0 (off)" "$W/subpelbad.log"; then
+        pass "--gpu-me-subpel -5: the warning says so"
+    else
+        fail "--gpu-me-subpel -5: no warning"; grep -h "gpu-me" "$W/subpelbad.log"
+    fi
+    skip="$(sed -n 's/.*reference searches skipped \([0-9]*\) of \([0-9]*\) .*/\1 \2/p' "$W/subpel30.log")"
+    if grep -q "C reference; .*, sub-pel (subme 7) skipping references 30% above the best" "$W/subpel30.log" &&
+       [ -n "$skip" ] && [ "${skip%% *}" -gt 0 ] && [ "${skip%% *}" -lt "${skip##* }" ] &&
+       ! cmp -s "$W/subpel30.264" "$W/subpelnone.264"; then
+        pass "--gpu-me-subpel 30 skips $skip reference searches, says so, and changes the encode"
+    else
+        fail "--gpu-me-subpel 30: expected the info line, some searches skipped and another encode"
+        grep -h "gpu-me: C\|skipped" "$W/subpel30.log"
     fi
     # frames of more than 4 Mpixels: one candidate by default (foreman
     # scaled to 2304x1792, 4.1 Mpixels; a short range for the C search)

@@ -1233,7 +1233,7 @@ static int subpel_oracle_check( const char *name, const sp_oracle_t *o, const tf
     cme_subpel_job_t *jobs = malloc( (size_t)mb_count * stride * sizeof(*jobs) );
     ck_assert( jobs );
     cme_subpel_jobs_c( cur->p, cur->stride, ref->p, ref->stride, mb_w, mb_h, o->range, o->mv_range, o->mvrt, o->centre,
-                       ints, o->parts, o->cands, o->table, 8*o->mv_range, o->subme, o->satd, jobs );
+                       ints, o->parts, o->cands, o->parts, o->table, 8*o->mv_range, o->subme, o->satd, jobs );
     int odd = 0;
     for( int i = 0; i < (mbs ? n_mbs : mb_count); i++ )
     {
@@ -1546,6 +1546,85 @@ START_TEST( test_api_subpel_params )
 }
 END_TEST
 
+/* i_subpel_parts (API 7): the first N partitions refined, laid out
+ * [mb][cand][N], each equal to the refinement of all partitions at the same
+ * macroblock, candidate and partition; the stats count what was refined. */
+START_TEST( test_api_subpel_parts )
+{
+    static const struct { int parts, cands, sub; } cases[] =
+    {
+        { CUDA_ME_NPART, 2, CUDA_ME_NPART_8x8 }, { CUDA_ME_NPART, 1, 1 }, { CUDA_ME_NPART_8x8, 2, 5 },
+        { CUDA_ME_NPART_8x8, 1, CUDA_ME_NPART_8x8 },
+    };
+    char path[512];
+    snprintf( path, sizeof(path), "%s/foreman_cif.y4m", test_data_dir() );
+    tframe_t f[2];
+    if( tframe_read_y4m( &f[0], path, 0 ) || tframe_read_y4m( &f[1], path, 1 ) )
+        ck_abort_msg( "cannot read frames 0 and 1 of %s (run tests/run.sh, which decodes the clips)", path );
+    const int mb_count = (f[0].w / 16) * (f[0].h / 16);
+    uint16_t *tables = subpel_tables( 1, 512, 22, 0 );
+    for( unsigned ci = 0; ci < sizeof(cases)/sizeof(*cases); ci++ )
+    {
+        cuda_me_t *h[2];
+        for( int k = 0; k < 2; k++ )
+        {
+            cuda_me_param_t p = api_param( f[0].w, f[0].h, 12, CUDA_ME_BACKEND_C );
+            p.i_parts = cases[ci].parts;
+            p.i_cands = cases[ci].cands;
+            p.i_subme = 7;
+            p.subpel_cost = tables;
+            p.i_subpel_costs = 1;
+            p.i_subpel_parts = k ? cases[ci].sub : 0;
+            h[k] = F.open( &p, NULL );
+            ck_assert_ptr_nonnull( h[k] );
+            for( int i = 0; i < 2; i++ )
+                ck_assert_int_eq( F.put_frame( h[k], i, f[i].p, f[i].stride ), 0 );
+            ck_assert_int_eq( F.submit( h[k], 1, 0, NULL ), 0 );
+        }
+        const cuda_me_subpel_result_t *all = F.get_subpel( h[0], 1, 0 ), *some = F.get_subpel( h[1], 1, 0 );
+        ck_assert( all && some );
+        const int np = cases[ci].parts, ns = cases[ci].sub, nc = cases[ci].cands;
+        int moved = 0;
+        for( int mb = 0; mb < mb_count; mb++ )
+            for( int c = 0; c < nc; c++ )
+                for( int q = 0; q < ns; q++ )
+                {
+                    const cuda_me_subpel_result_t *a = &all[(mb * nc + c) * np + q], *b = &some[(mb * nc + c) * ns + q];
+                    ck_assert_msg( a->mv[0] == b->mv[0] && a->mv[1] == b->mv[1] && a->cost == b->cost &&
+                                   a->mv_hpel[0] == b->mv_hpel[0] && a->mv_hpel[1] == b->mv_hpel[1] &&
+                                   a->cost_hpel == b->cost_hpel,
+                                   "i_subpel_parts %d of %d, %d cands: mb %d cand %d part %d: (%d,%d) %d, all: (%d,%d) %d",
+                                   ns, np, nc, mb, c, q, b->mv[0], b->mv[1], b->cost, a->mv[0], a->mv[1], a->cost );
+                    moved += (a->mv[0] & 3) || (a->mv[1] & 3);
+                }
+        ck_assert_msg( moved > 0, "i_subpel_parts %d of %d: no quarter-pel vector to compare", ns, np );
+        cuda_me_stats_t st;
+        F.stats( h[1], &st );
+        ck_assert_int_eq( st.i_subpel_parts, (int64_t)mb_count * nc * ns );
+        for( int k = 0; k < 2; k++ )
+            F.close( h[k] );
+    }
+    tframe_free( &f[0] );
+    tframe_free( &f[1] );
+    /* out of 0..i_parts: refused, and the reason given */
+    for( int bad = -1; bad <= CUDA_ME_NPART_8x8 + 1; bad += CUDA_ME_NPART_8x8 + 2 )
+    {
+        cuda_me_param_t q = api_param( 64, 48, 12, CUDA_ME_BACKEND_C );
+        q.i_parts = CUDA_ME_NPART_8x8;
+        q.i_subme = 7;
+        q.subpel_cost = tables;
+        q.i_subpel_costs = 2;
+        q.i_subpel_parts = bad;
+        q.pf_log = sp_log_keep;
+        sp_log[0] = 0;
+        int err = 0;
+        ck_assert_msg( !F.open( &q, &err ) && err == CUDA_ME_EINVAL, "i_subpel_parts %d accepted", bad );
+        ck_assert_msg( strstr( sp_log, "i_subpel_parts" ), "i_subpel_parts %d: '%s' does not say why", bad, sp_log );
+    }
+    free( tables );
+}
+END_TEST
+
 /* ---------------------------------------------------------------- main */
 
 static TCase *add_tcase( Suite *s, const char *name, int timeout )
@@ -1587,6 +1666,7 @@ static Suite *cuda_me_suite( void )
     tcase_add_loop_test( tc, test_api_subpel, 0, sizeof(sp_api_cases)/sizeof(*sp_api_cases) );
     tcase_add_loop_test( tc, test_api_subpel_real, 0, 2 );
     tcase_add_test( tc, test_api_subpel_params );
+    tcase_add_test( tc, test_api_subpel_parts );
 
     tc = add_tcase( s, "fault", 120 );
     tcase_add_loop_test( tc, test_fault, 0, sizeof(faults)/sizeof(*faults) );
