@@ -604,9 +604,9 @@ static const variant_t variants[] =
     VARIANT( KEYS_CLASSIC, "", 6, 4 ),      /* 2: the default beyond +-16 until issue 13 */
     VARIANT( KEYS_CLASSIC, "", 4, 4 ),      /* 3: the default up to +-16 until issue 13 */
     /* issue 13: IMAD keys and merges, VIMNMX3 over pairs of positions */
-    VARIANT( KEYS_FMA, "fma-", 8, 3 ),      /* 4 */
+    VARIANT( KEYS_FMA, "fma-", 8, 3 ),      /* 4: default beyond +-32 */
     VARIANT( KEYS_FMA, "fma-", 8, 4 ),      /* 5 */
-    VARIANT( KEYS_FMA, "fma-", 6, 4 ),      /* 6: default beyond +-16 */
+    VARIANT( KEYS_FMA, "fma-", 6, 4 ),      /* 6: default from +-17 to +-32 */
     VARIANT( KEYS_FMA, "fma-", 4, 4 ),      /* 7: default up to +-16 */
     VARIANT( KEYS_FMA, "fma-", 8, 2 ),      /* 8: all 255 registers, 8 warps per SM */
     VARIANT( KEYS_FMA, "fma-", 6, 3 ),      /* 9 */
@@ -614,11 +614,14 @@ static const variant_t variants[] =
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
 /* The default: the fastest variant measured on an H200 for the range
- * (results/kernel_steps.md): keys on the FMA pipe, K=4 up to +-16, K=6
- * beyond (1080p, 41 partitions: 0.113, 0.326, 1.25 ms at +-16, 32, 64). */
+ * (results/kernel_steps.md, "Default variants"; 1080p, 41 partitions, one
+ * bench_me run per range, device calls 47 and 50): keys on the FMA pipe,
+ * K=4 up to +-16, K=6 to +-32 (v9, K6/3, within 1% of it there), K=8
+ * with 3 blocks an SM beyond: against v6 -3.2% at +-40, -0.9% at +-64,
+ * -5.3% at +-96, -3.2% at +-128 (v9 -4.8% there). */
 extern "C" int cme_cuda_variant_default( int range )
 {
-    return range <= 16 ? 7 : 6;
+    return range <= 16 ? 7 : range <= 32 ? 6 : 4;
 }
 
 /* row_keys() on the host against the spec's merge (cme_merge): every
