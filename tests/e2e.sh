@@ -309,7 +309,7 @@ EOF
         fail "--gpu-me-subpel -5: no warning"; grep -h "gpu-me" "$W/subpelbad.log"
     fi
     skip="$(sed -n 's/.*reference searches skipped \([0-9]*\) of \([0-9]*\) .*/\1 \2/p' "$W/subpel30.log")"
-    if grep -q "C reference; .*, sub-pel (subme 7) skipping references 30% above the best" "$W/subpel30.log" &&
+    if grep -q "C reference; .*, sub-pel (subme 7) skipping 8x8 references 30% above the best" "$W/subpel30.log" &&
        [ -n "$skip" ] && [ "${skip%% *}" -gt 0 ] && [ "${skip%% *}" -lt "${skip##* }" ] &&
        ! cmp -s "$W/subpel30.264" "$W/subpelnone.264"; then
         pass "--gpu-me-subpel 30 skips $skip reference searches, says so, and changes the encode"
