@@ -13,8 +13,9 @@
 #   decode     Debian's /usr/bin/ffmpeg decodes both without an error, every
 #              frame
 #   options    every gpu-me-* option gets through -x264-params (mode cand,
-#              range 24, device 0, stats 0): no parse error, x264 reports
-#              them and writes gpu_me=cand:24 into the stream's option SEI
+#              range 24, device 0, stats 0, subpel 20): no parse error, x264
+#              reports them and writes gpu_me=cand:24 gpu_me_subpel=20 into
+#              the stream's option SEI
 #   bad value  gpu-me-mode=bogus: -x264opts fails (exit != 0, "bad value for
 #              'gpu-me-mode'"); -x264-params, where FFmpeg only warns about
 #              x264 options, names it ("Error parsing option 'gpu-me-mode =
@@ -119,17 +120,18 @@ else
 fi
 
 # 6. every gpu-me-* option through -x264-params
-if enc opts -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-mode=cand:gpu-me-range=24:gpu-me-device=0:gpu-me-stats=0; then
+if enc opts -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-mode=cand:gpu-me-range=24:gpu-me-device=0:gpu-me-stats=0:gpu-me-subpel=20; then
     if grep -q 'Error parsing option' "$W/opts.log"; then
         fail "options: FFmpeg could not pass an option: $(grep -m1 'Error parsing option' "$W/opts.log")"
-    elif ! grep -q 'gpu-me: C reference; range 24 as asked, .* cand mode' "$W/opts.log"; then
-        fail "options: x264 did not report 'C reference; range 24 as asked, ..., cand mode'"; grep 'gpu-me' "$W/opts.log"
+    elif ! grep -q 'gpu-me: C reference; range 24 as asked, .* cand mode, .*skipping 8x8 references 20% above' "$W/opts.log"; then
+        fail "options: x264 did not report 'C reference; range 24 as asked, ..., cand mode, ... skipping 8x8 references 20% above'"
+        grep 'gpu-me' "$W/opts.log"
     elif grep -q 'gpu-me: frames' "$W/opts.log"; then
         fail "options: gpu-me-stats=0 still printed statistics"
-    elif ! grep -a -q 'gpu_me=cand:24 ' "$W/opts.mp4"; then
-        fail "options: no gpu_me=cand:24 in the stream's option SEI"
+    elif ! grep -a -q 'gpu_me=cand:24 gpu_me_subpel=20 ' "$W/opts.mp4"; then
+        fail "options: no gpu_me=cand:24 gpu_me_subpel=20 in the stream's option SEI"
     else
-        pass "options: gpu-me, -backend, -mode, -range, -device, -stats reach x264 (SEI: gpu_me=cand:24)"
+        pass "options: gpu-me, -backend, -mode, -range, -device, -stats, -subpel reach x264 (SEI: gpu_me=cand:24 gpu_me_subpel=20)"
     fi
 else
     fail "options: FFmpeg failed"; tail -n 5 "$W/opts.log"
