@@ -302,6 +302,17 @@ EOF
     check subpelbad $SP --gpu-me-subpel -5
     }
     same subpel0 subpelnone "--gpu-me-subpel 0 is the default"
+    # shellcheck disable=SC2086
+    {
+    check subpelref1 foreman_cif.y4m $C --threads 2 --merange 28 --ref 1 --bframes 3 --gpu-me-subpel 10
+    check subpelref1none foreman_cif.y4m $C --threads 2 --merange 28 --ref 1 --bframes 3
+    }
+    same subpelref1 subpelref1none "--gpu-me-subpel with --ref 1 (nothing to skip) is off"
+    if grep -q "gpu-me: --gpu-me-subpel skips references of the 8x8 searches, which need --mixed-refs and --ref 2 or more (--ref 1); off" "$W/subpelref1.log"; then
+        pass "--gpu-me-subpel with --ref 1: the warning says why it is off"
+    else
+        fail "--gpu-me-subpel with --ref 1: no warning"; grep -h "gpu-me" "$W/subpelref1.log"
+    fi
     same subpelbad subpelnone "--gpu-me-subpel -5 is refused (off)"
     if grep -q "gpu-me: --gpu-me-subpel -5 out of 0..1000, using 0 (off)" "$W/subpelbad.log"; then
         pass "--gpu-me-subpel -5: the warning says so"
