@@ -28,10 +28,10 @@
  *
  * jobs_kernel: the refinement's jobs of a searched pair (subpel_jobs.h).
  *   One thread per (macroblock, candidate, partition < i_sub_parts),
- *   SUBPEL_JOBS_THREADS per block: the candidate's window centre (pass 1: the job's centre;
- *   pass 2: pass2_kernel's), clipped by cme_get_window, then
- *   cme_subpel_make_job (one fpel compare of the partition at its integer
- *   vector).  Jobs come out in the results' order [mb][cand][part], so the
+ *   SUBPEL_JOBS_THREADS per block: the candidate's window centre (pass 1:
+ *   the job's centre; pass 2: pass2_kernel's), clipped by cme_get_window,
+ *   then cme_subpel_make_job (one fpel compare of the partition at its
+ *   integer vector).  Jobs come out in the results' order [mb][cand][part], so the
  *   refinement's warps mix partition sizes (see refine_kernel).
  *
  * Launchers (kernels.h) take a stream, never synchronise, and return the
