@@ -287,7 +287,6 @@ static cuda_me_t *cme_open( const cuda_me_param_t *param, int *err )
         }
         memcpy( h->subpel_cost, param->subpel_cost, n * sizeof(uint16_t) );
         h->i_sub_parts = param->i_subpel_parts ? param->i_subpel_parts : h->i_parts;
-        h->param.i_subpel_parts = h->i_sub_parts;
         h->i_sub_count = (size_t)h->i_mb_count * h->i_cands * h->i_sub_parts;
     }
     else

@@ -101,7 +101,7 @@ struct cuda_me_t
     int i_cands;             /* 1 or 2: results per macroblock are i_cands * i_parts */
     uint16_t *subpel_cost;   /* i_subme: own copy, i_subpel_costs tables of i_subpel_cost_size */
     int i_subpel_cost_size;  /* 16*i_mv_range + 1 */
-    int i_sub_parts;         /* i_subme: partitions refined, the first i_sub_parts (param.i_subpel_parts) */
+    int i_sub_parts;         /* i_subme: partitions refined, the first i_sub_parts (param.i_subpel_parts, 0: i_parts) */
     size_t i_sub_count;      /* sub-pel results per pair: mb_count * i_cands * i_sub_parts */
     int i_backend;           /* CUDA_ME_BACKEND_CUDA or _C after open */
     const cme_backend_t *be;

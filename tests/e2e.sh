@@ -291,7 +291,7 @@ EOF
         fail "expected 1 candidate at range 16 and 2 at 28"; grep -h "gpu-me: C" "$W/range16.log" "$W/threads4.log"
     fi
     # --gpu-me-subpel N (patches/0020): the GPU's quarter-pel costs skip
-    # x264's search of references (P and B, 16x16 and 8x8 with mixed
+    # x264's search of references in the 8x8 loops (P and B, with mixed
     # references); 0, the default, and bad values leave the encode as it was
     SP="foreman_cif.y4m $C --threads 2 --merange 28 --ref 4 --bframes 3"
     # shellcheck disable=SC2086

@@ -1613,7 +1613,7 @@ START_TEST( test_api_subpel_parts )
         q.i_parts = CUDA_ME_NPART_8x8;
         q.i_subme = 7;
         q.subpel_cost = tables;
-        q.i_subpel_costs = 2;
+        q.i_subpel_costs = 1;   /* the one table made above */
         q.i_subpel_parts = bad;
         q.pf_log = sp_log_keep;
         sp_log[0] = 0;
