@@ -90,7 +90,7 @@ typedef struct cme_cuda_t
     int16_t *d_centre2[CME_STREAMS];    /* two candidates: pass 2's centres (cme_cuda_search_pass2) */
     uint16_t *d_cost[CME_STREAMS];      /* the job's MV costs, copied per job */
     uint16_t *d_mv_cost;
-    cme_subpel_job_t *d_sjob[CME_STREAMS];      /* i_subme: the pair's sub-pel jobs */
+    cme_subpel_job_t *d_sjob[CME_STREAMS];      /* i_subme: the pair's sub-pel jobs, then their order[] */
     cme_subpel_result_t *d_sub[CME_STREAMS];    /* i_subme: their results */
     uint16_t *d_subpel_cost;                    /* i_subme: open's sub-pel cost tables */
     uint8_t *h_stage[CME_STAGES];
@@ -537,7 +537,8 @@ static int cu_init( cuda_me_t *h )
     g->centre_bytes = (size_t)h->i_mb_count * 2 * sizeof(int16_t);
     g->cost_bytes = (4*h->param.i_range + 1) * sizeof(uint16_t);
     g->sub_bytes = h->i_sub_count * sizeof(cme_subpel_result_t);
-    g->sjob_bytes = h->i_sub_count * sizeof(cme_subpel_job_t);
+    /* the jobs, grouped by partition size, then where each one's result goes */
+    g->sjob_bytes = h->i_sub_count * (sizeof(cme_subpel_job_t) + sizeof(int));
     if( !g->scratch_bytes )
     {
         cme_log( h, CUDA_ME_LOG_ERROR, "no kernel geometry for range %d\n", h->param.i_range );
@@ -880,6 +881,7 @@ static int subpel( cuda_me_t *h, cme_job_t *j, const cme_launch_t *l, int i )
     sj.i_subme = h->param.i_subme;
     sj.b_fpel_satd = h->param.b_fpel_satd;
     sj.job = g->d_sjob[i];
+    sj.order = (int*)(g->d_sjob[i] + h->i_sub_count);
     cme_subpel_launch_t sl;
     sl.cur = l->cur;
     sl.i_cur_pitch = g->i_pitch;
@@ -890,6 +892,7 @@ static int subpel( cuda_me_t *h, cme_job_t *j, const cme_launch_t *l, int i )
     sl.cost_mv = g->d_subpel_cost;
     sl.job = g->d_sjob[i];
     sl.out = g->d_sub[i];
+    sl.order = sj.order;
     sl.n = (int)h->i_sub_count;
     if( (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_subpel_jobs( &sj, st ) )) < 0 ||
         (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_refine_subpel( &sl, st ) )) < 0 ||

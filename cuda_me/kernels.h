@@ -122,6 +122,7 @@ typedef struct cme_subpel_launch_t
     const cme_subpel_job_t *job;    /* n jobs (the kernel trusts them: vectors within the limits
                                      * and borders as x264's are, subpel_spec.h) */
     cme_subpel_result_t *out;       /* n results */
+    const int *order;               /* NULL: job i's result is out[i]; else out[order[i]] */
     int n;
 } cme_subpel_launch_t;
 
@@ -146,7 +147,12 @@ typedef struct cme_subpel_jobs_launch_t
     const uint16_t *cost_mv;        /* the cost tables (the refinement's cost_mv) */
     int i_cost_mv;                  /* the centre of this pair's table in cost_mv */
     int i_subme, b_fpel_satd;
-    cme_subpel_job_t *job;          /* out: [mb][i_cands][i_sub_parts] */
+    cme_subpel_job_t *job;          /* out: [mb][i_cands][i_sub_parts], or grouped (order) */
+    /* NULL: jobs in the results' order.  Else the jobs are grouped by
+     * partition size, [size][mb][cand][k] (the k-th partition of that size
+     * among the first i_sub_parts), so that a warp of refine_kernel refines
+     * one size; order[i] (out) is job i's place in the results. */
+    int *order;
 } cme_subpel_jobs_launch_t;
 
 cudaError_t cme_cuda_subpel_jobs( const cme_subpel_jobs_launch_t *l, cudaStream_t stream );

@@ -22,7 +22,9 @@
  *   as is (half-pel diamond, SATD re-score, quarter-pel diamond; every
  *   candidate's pixels from cme_qpel_sample, 4x4 Hadamards in registers).
  *   Threads of a warp that refine different sizes or iterate differently
- *   diverge: callers should group jobs by partition size.  A warp per
+ *   diverge, so the library's jobs come grouped by partition size (x264,
+ *   slow 1080p, --gpu-me-subpel 10: 2.69 against 3.67 ms per pair mixed,
+ *   call 54).  A warp per
  *   partition (lanes = pixels, shuffles for the Hadamards) is the obvious
  *   next version, to be measured against this one.
  *
@@ -31,8 +33,10 @@
  *   SUBPEL_JOBS_THREADS per block: the candidate's window centre (pass 1:
  *   the job's centre; pass 2: pass2_kernel's), clipped by cme_get_window,
  *   then cme_subpel_make_job (one fpel compare of the partition at its
- *   integer vector).  Jobs come out in the results' order [mb][cand][part], so the
- *   refinement's warps mix partition sizes (see refine_kernel).
+ *   integer vector).  Jobs come out grouped by partition size (the
+ *   library: a warp of refine_kernel then refines one size; order[] maps
+ *   each back to the results' [mb][cand][part]), or without order[] in the
+ *   results' order.
  *
  * Launchers (kernels.h) take a stream, never synchronise, and return the
  * launch error.
@@ -82,17 +86,47 @@ refine_kernel( const cme_subpel_launch_t a )
     const uint8_t *const plane[4] = { a.plane[0], a.plane[1], a.plane[2], a.plane[3] };
     cme_subpel_result_t r;
     cme_refine_subpel_job( a.cur, a.i_cur_pitch, plane, a.i_pitch, a.cost_mv, &j, &r );
-    a.out[i] = r;
+    a.out[a.order ? a.order[i] : i] = r;
 }
+
+/* The sizes of cuda_me.h's partitions, in order: 16x16 (p 0), 16x8 (1-2),
+ * 8x16 (3-4), 8x8 (5-8), 8x4 (9-16), 4x8 (17-24), 4x4 (25-40); size s
+ * begins at partition size_first[s]. */
+__constant__ int size_first[8] = { 0, 1, 3, 5, 9, 17, 25, 41 };
 
 __global__ void __launch_bounds__( SUBPEL_JOBS_THREADS )
 jobs_kernel( const cme_subpel_jobs_launch_t a )
 {
     const int i = blockIdx.x * SUBPEL_JOBS_THREADS + threadIdx.x;
-    const int per_mb = a.i_cands * a.i_sub_parts;
-    if( i >= a.i_mb_width * a.i_mb_height * per_mb )
+    const int mbc = a.i_mb_width * a.i_mb_height * a.i_cands;
+    if( i >= mbc * a.i_sub_parts )
         return;
-    const int mb = i / per_mb, cand = (i - mb * per_mb) / a.i_sub_parts, p = i - mb * per_mb - cand * a.i_sub_parts;
+    int mb, cand, p;
+    if( a.order )
+    {
+        /* grouped: size s holds mbc * (its partitions among the first
+         * i_sub_parts) jobs, [mb][cand][k] */
+        int s = 0, base = 0, cnt;
+        for( ;; s++ )
+        {
+            cnt = cme_imin( size_first[s+1], a.i_sub_parts ) - size_first[s];
+            if( i < base + mbc * cnt )
+                break;
+            base += mbc * cnt;
+        }
+        const int r = i - base, t = r / cnt;
+        p = size_first[s] + r - t * cnt;
+        mb = t / a.i_cands;
+        cand = t - mb * a.i_cands;
+        a.order[i] = t * a.i_sub_parts + p;
+    }
+    else
+    {
+        const int per_mb = a.i_cands * a.i_sub_parts;
+        mb = i / per_mb;
+        cand = (i - mb * per_mb) / a.i_sub_parts;
+        p = i - mb * per_mb - cand * a.i_sub_parts;
+    }
     const int mb_y = mb / a.i_mb_width, mb_x = mb - mb_y * a.i_mb_width;
     const int16_t *c = cand ? a.centre2 : a.centre;
     const cme_window_t w = cme_get_window( mb_x, mb_y, a.i_mb_width, a.i_mb_height,

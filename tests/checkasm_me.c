@@ -812,16 +812,22 @@ START_TEST( test_subpel_refine )
         CU( cudaMalloc( (void**)&d_job, sizeof(*job) * c->n ) );
         CU( cudaMemcpy( d_job, job, sizeof(*job) * c->n, cudaMemcpyHostToDevice ) );
         const size_t nout = sizeof(cme_subpel_result_t) * c->n;
-        /* the C planes, then the kernel's own planes of the device frame */
-        for( int own = 0; own < 2; own++ )
+        /* the C planes, the kernel's own planes of the device frame, then the
+         * C planes with the jobs in reverse and order[] putting each result
+         * back in its place */
+        for( int own = 0; own < 3; own++ )
         {
             char what[200];
-            snprintf( what, sizeof(what), "%s, %s", name, own ? "planes from cme_cuda_hpel_planes" : "C planes" );
+            snprintf( what, sizeof(what), "%s, %s", name, own == 1 ? "planes from cme_cuda_hpel_planes"
+                      : own ? "C planes, jobs reversed with order[]" : "C planes" );
             cme_subpel_launch_t l;
+            memset( &l, 0, sizeof(l) );
             l.cur = p_cur;
             l.i_cur_pitch = cur_pitch;
             uint8_t *d_own[3] = { NULL, NULL, NULL }, *d_fown = NULL;
-            if( !own )
+            cme_subpel_job_t *d_jrev = NULL;
+            int *d_order = NULL;
+            if( own != 1 )
             {
                 for( int i = 0; i < 4; i++ )
                     l.plane[i] = d_p[i];
@@ -843,6 +849,25 @@ START_TEST( test_subpel_refine )
             }
             l.cost_mv = d_costs;
             l.job = d_job;
+            if( own == 2 )
+            {
+                cme_subpel_job_t *rev = malloc( (size_t)c->n * sizeof(*rev) );
+                int *order = malloc( (size_t)c->n * sizeof(int) );
+                ck_assert( rev && order );
+                for( int i = 0; i < c->n; i++ )
+                {
+                    rev[i] = job[c->n - 1 - i];
+                    order[i] = c->n - 1 - i;
+                }
+                CU( cudaMalloc( (void**)&d_jrev, (size_t)c->n * sizeof(*rev) ) );
+                CU( cudaMalloc( (void**)&d_order, (size_t)c->n * sizeof(int) ) );
+                CU( cudaMemcpy( d_jrev, rev, (size_t)c->n * sizeof(*rev), cudaMemcpyHostToDevice ) );
+                CU( cudaMemcpy( d_order, order, (size_t)c->n * sizeof(int), cudaMemcpyHostToDevice ) );
+                free( rev );
+                free( order );
+                l.job = d_jrev;
+                l.order = d_order;
+            }
             uint8_t *d_out = dev_guarded_alloc( nout );
             l.out = (cme_subpel_result_t*)(d_out + GUARD);
             l.n = c->n;
@@ -853,6 +878,8 @@ START_TEST( test_subpel_refine )
             free( h_out );
             cudaFree( d_out );
             cudaFree( d_fown );
+            cudaFree( d_jrev );
+            cudaFree( d_order );
             for( int i = 0; i < 3; i++ )
                 cudaFree( d_own[i] );
         }
