@@ -361,8 +361,10 @@ def table2(outdir, files=()):
                 x['kbps_speed_qp'], x['psnr_speed_qp'] = num(sp[0]['kbps']), num(sp[0]['psnr_y'])
                 same = all(len({(r['kbps'], r['psnr_y']) for r in sp if r['qp'] == q}) == 1 for q in {r['qp'] for r in sp})
                 x['deterministic'] = 'yes' if same else 'NO: repeats differ'
-            waits = [num(r.get('gpu_wait_pct')) for r in rs if num(r.get('gpu_wait_pct')) is not None]
-            x['gpu_wait_pct'] = sum(waits) / len(waits) if waits else None
+            # the speed runs' (the quality runs share the machine, several
+            # encodes at a time, and wait for each other's GPU work)
+            waits = [num(r.get('gpu_wait_pct')) for r in sp if num(r.get('gpu_wait_pct')) is not None]
+            x['gpu_wait_pct'] = median(waits) if waits else None
             x['me_int_ms_frame'] = median([num(r['me_int_ms_frame']) for r in sp if num(r.get('me_int_ms_frame'))])
             x['missing'] = ' '.join(sorted('qp%s/%s%s:%s' % (r['qp'], r['kind'], r.get('repeat', ''), r['rc'])
                                            for r in cfgs[c] if r['rc'] != '0'))
@@ -392,7 +394,7 @@ def table2_md(rows, runs):
             out.append('Speed runs several at a time, each pinned to its own CPU (`taskset -c`, CPUs %s): '
                        'the configurations of a row ran side by side, under the same load.\n'
                        % ', '.join(sorted(pinned, key=int)))
-        out.append('| clip | preset | config | frames RD / fps | fps (min-max) | wall s | fps vs stock | fps vs mvt64 | wall vs stock, paired (min-max) | BD vs stock | BD vs mvt64 | BD-SSIM vs mvt64 | GPU wait | x264 int. ME ms/frame |')
+        out.append('| clip | preset | config | frames RD / fps | fps (min-max) | wall s | fps vs stock | fps vs mvt64 | wall vs stock, paired (min-max) | BD vs stock | BD vs mvt64 | BD-SSIM vs mvt64 | GPU wait (speed runs) | x264 int. ME ms/frame |')
         out.append('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
         for r in rows:
             if r['threads'] != threads:
