@@ -248,10 +248,12 @@ static cuda_me_t *cme_open( const cuda_me_param_t *param, int *err )
                  CUDA_ME_SUBPEL_COSTS_MAX );
         goto fail;
     }
-    if( param->i_subme && (param->i_subpel_parts < 0 || param->i_subpel_parts > param->i_parts) )
+    if( param->i_subme && (param->i_subpel_first < 0 || param->i_subpel_first >= param->i_parts ||
+                           param->i_subpel_parts < 0 || param->i_subpel_parts > param->i_parts - param->i_subpel_first) )
     {
-        cme_log( h, CUDA_ME_LOG_ERROR, "i_subpel_parts %d not supported (0: all, or 1..i_parts %d)\n",
-                 param->i_subpel_parts, param->i_parts );
+        cme_log( h, CUDA_ME_LOG_ERROR, "i_subpel_first %d, i_subpel_parts %d not supported (first 0..i_parts-1, "
+                 "parts 0: to the last, or 1..i_parts - first; i_parts %d)\n",
+                 param->i_subpel_first, param->i_subpel_parts, param->i_parts );
         goto fail;
     }
     if( param->i_subme && (param->b_fpel_satd < 0 || param->b_fpel_satd > 1) )
@@ -286,7 +288,8 @@ static cuda_me_t *cme_open( const cuda_me_param_t *param, int *err )
             goto fail;
         }
         memcpy( h->subpel_cost, param->subpel_cost, n * sizeof(uint16_t) );
-        h->i_sub_parts = param->i_subpel_parts ? param->i_subpel_parts : h->i_parts;
+        h->i_sub_first = param->i_subpel_first;
+        h->i_sub_parts = param->i_subpel_parts ? param->i_subpel_parts : h->i_parts - h->i_sub_first;
         h->i_sub_count = (size_t)h->i_mb_count * h->i_cands * h->i_sub_parts;
     }
     else
@@ -295,6 +298,7 @@ static cuda_me_t *cme_open( const cuda_me_param_t *param, int *err )
         h->param.b_fpel_satd = 0;
         h->param.i_subpel_costs = 0;
         h->param.i_subpel_parts = 0;
+        h->param.i_subpel_first = 0;
     }
     h->param.subpel_cost = h->subpel_cost;
 

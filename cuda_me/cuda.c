@@ -872,6 +872,7 @@ static int subpel( cuda_me_t *h, cme_job_t *j, const cme_launch_t *l, int i )
     sj.i_mv_range_thread = j->i_mv_range_thread;
     sj.i_parts = h->i_parts;
     sj.i_cands = h->i_cands;
+    sj.i_sub_first = h->i_sub_first;
     sj.i_sub_parts = h->i_sub_parts;
     sj.centre = l->centre;
     sj.centre2 = h->i_cands == 2 ? g->d_centre2[i] : NULL;

@@ -39,7 +39,7 @@
 extern "C" {
 #endif
 
-#define CUDA_ME_API_VERSION 7
+#define CUDA_ME_API_VERSION 8
 
 /* Partitions of one macroblock, in the order results are stored.
  * 4x4 blocks are numbered as x264 does: idx = 4*i8x8 + i4x4, where both
@@ -198,12 +198,16 @@ typedef struct cuda_me_param_t
      * Each job picks one (cuda_me_job_t.i_subpel_cost). */
     const uint16_t *subpel_cost;
     int i_subpel_costs; /* i_subme: 1..CUDA_ME_SUBPEL_COSTS_MAX */
-    /* i_subme (API 7): the partitions refined, the first i_subpel_parts in
-     * the order above (1: 16x16 only; CUDA_ME_NPART_8x8: 16x16 down to 8x8);
-     * 0 [default]: all i_parts.  get_subpel()'s results are then
-     * [mb][cands][i_subpel_parts]: refinements nobody reads cost nothing
-     * (41 partitions refined are 4.6x the work of 9). */
+    /* i_subme (API 7): the partitions refined, i_subpel_parts of them from
+     * i_subpel_first (API 8) in the order above (0 and 1: 16x16 only;
+     * CUDA_ME_PART_8x8 and 4: the four 8x8s; 0 and CUDA_ME_NPART_8x8: 16x16
+     * down to 8x8); i_subpel_parts 0 [default]: from i_subpel_first [0] to
+     * i_parts.  get_subpel()'s results are then [mb][cands][i_subpel_parts],
+     * entry k refining partition i_subpel_first + k: refinements nobody
+     * reads cost nothing (41 partitions refined are 4.6x the work of 9, and
+     * 9 are 4x the pixels of the four 8x8s). */
     int i_subpel_parts;
+    int i_subpel_first;
     /* Log callback, may be NULL (then messages go to stderr). */
     void (*pf_log)( void *opaque, int i_level, const char *fmt, va_list ap );
     void *p_log_opaque;
@@ -287,8 +291,8 @@ typedef struct cuda_me_function_t
     void (*flush)( cuda_me_t *h );
     /* i_subme: the sub-pel results of a submitted pair, laid out as get()'s
      * but with i_subpel_parts partitions: [mb_y][mb_x][cands][i_subpel_parts],
-     * each refining get()'s result of the same macroblock, candidate and
-     * partition (its vector times 4 is the start).  Blocks as get() does;
+     * entry k refining get()'s result of the same macroblock and candidate
+     * for partition i_subpel_first + k (its vector times 4 is the start).  Blocks as get() does;
      * NULL where get() is, and always without i_subme.  Valid until
      * done(i_cur). */
     const cuda_me_subpel_result_t *(*get_subpel)( cuda_me_t *h, int i_cur, int i_ref );

@@ -101,7 +101,8 @@ struct cuda_me_t
     int i_cands;             /* 1 or 2: results per macroblock are i_cands * i_parts */
     uint16_t *subpel_cost;   /* i_subme: own copy, i_subpel_costs tables of i_subpel_cost_size */
     int i_subpel_cost_size;  /* 16*i_mv_range + 1 */
-    int i_sub_parts;         /* i_subme: partitions refined, the first i_sub_parts (param.i_subpel_parts, 0: i_parts) */
+    int i_sub_first;         /* i_subme: the first partition refined (param.i_subpel_first) */
+    int i_sub_parts;         /* i_subme: partitions refined from i_sub_first (param.i_subpel_parts, 0: to i_parts) */
     size_t i_sub_count;      /* sub-pel results per pair: mb_count * i_cands * i_sub_parts */
     int i_backend;           /* CUDA_ME_BACKEND_CUDA or _C after open */
     const cme_backend_t *be;
@@ -194,12 +195,12 @@ void cme_refine_subpel_batch_c( const uint8_t *cur, intptr_t i_cur_stride, const
 
 /* The sub-pel jobs of one searched pair (subpel_jobs.h) from cme_search_c's
  * results res (same arguments), into job[mb][i_cands][i_sub_parts] for the
- * first i_sub_parts (1..i_parts) partitions: table cost_mv + i_cost_mv (its
- * centre) for all. */
+ * i_sub_parts partitions from i_sub_first (i_sub_first + i_sub_parts <=
+ * i_parts): table cost_mv + i_cost_mv (its centre) for all. */
 void cme_subpel_jobs_c( const uint8_t *cur, intptr_t i_cur_stride, const uint8_t *ref, intptr_t i_ref_stride,
                         int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_mv_range_thread,
                         const int16_t *centre, const cuda_me_result_t *res, int i_parts, int i_cands,
-                        int i_sub_parts, const uint16_t *cost_mv, int i_cost_mv, int i_subme, int b_fpel_satd,
+                        int i_sub_first, int i_sub_parts, const uint16_t *cost_mv, int i_cost_mv, int i_subme, int b_fpel_satd,
                         cme_subpel_job_t *job );
 
 void cme_copy_padded( uint8_t *dst, intptr_t i_dst_stride, const uint8_t *src, intptr_t i_src_stride,

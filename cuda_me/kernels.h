@@ -140,7 +140,7 @@ typedef struct cme_subpel_jobs_launch_t
     int i_range, i_mv_range;
     int i_mv_range_thread;          /* the job's frame-thread limit, 0: none */
     int i_parts, i_cands;
-    int i_sub_parts;                /* jobs for the first i_sub_parts partitions (1..i_parts) */
+    int i_sub_first, i_sub_parts;   /* jobs for i_sub_parts partitions from i_sub_first (at most i_parts) */
     const int16_t *centre;          /* pass 1's centres [mb][2], or NULL: (0,0) */
     const int16_t *centre2;         /* i_cands 2: pass 2's (cme_cuda_search_pass2's centre2) */
     const cuda_me_result_t *res;    /* [mb][i_cands][i_parts] */
@@ -150,7 +150,7 @@ typedef struct cme_subpel_jobs_launch_t
     cme_subpel_job_t *job;          /* out: [mb][i_cands][i_sub_parts], or grouped (order) */
     /* NULL: jobs in the results' order.  Else the jobs are grouped by
      * partition size, [size][mb][cand][k] (the k-th partition of that size
-     * among the first i_sub_parts), so that a warp of refine_kernel refines
+     * among those refined), so that a warp of refine_kernel refines
      * one size; order[i] (out) is job i's place in the results. */
     int *order;
 } cme_subpel_jobs_launch_t;

@@ -29,7 +29,7 @@
  *   next version, to be measured against this one.
  *
  * jobs_kernel: the refinement's jobs of a searched pair (subpel_jobs.h).
- *   One thread per (macroblock, candidate, partition < i_sub_parts),
+ *   One thread per (macroblock, candidate, partition refined),
  *   SUBPEL_JOBS_THREADS per block: the candidate's window centre (pass 1:
  *   the job's centre; pass 2: pass2_kernel's), clipped by cme_get_window,
  *   then cme_subpel_make_job (one fpel compare of the partition at its
@@ -101,31 +101,33 @@ jobs_kernel( const cme_subpel_jobs_launch_t a )
     const int mbc = a.i_mb_width * a.i_mb_height * a.i_cands;
     if( i >= mbc * a.i_sub_parts )
         return;
+    const int end = a.i_sub_first + a.i_sub_parts;
     int mb, cand, p;
     if( a.order )
     {
-        /* grouped: size s holds mbc * (its partitions among the first
-         * i_sub_parts) jobs, [mb][cand][k] */
-        int s = 0, base = 0, cnt;
+        /* grouped: size s holds mbc * (its partitions among those refined,
+         * from lo) jobs, [mb][cand][k] */
+        int s = 0, base = 0, cnt, lo;
         for( ;; s++ )
         {
-            cnt = cme_imin( size_first[s+1], a.i_sub_parts ) - size_first[s];
+            lo = cme_imax( size_first[s], a.i_sub_first );
+            cnt = cme_imax( cme_imin( size_first[s+1], end ) - lo, 0 );
             if( i < base + mbc * cnt )
                 break;
             base += mbc * cnt;
         }
         const int r = i - base, t = r / cnt;
-        p = size_first[s] + r - t * cnt;
+        p = lo + r - t * cnt;
         mb = t / a.i_cands;
         cand = t - mb * a.i_cands;
-        a.order[i] = t * a.i_sub_parts + p;
+        a.order[i] = t * a.i_sub_parts + p - a.i_sub_first;
     }
     else
     {
         const int per_mb = a.i_cands * a.i_sub_parts;
         mb = i / per_mb;
         cand = (i - mb * per_mb) / a.i_sub_parts;
-        p = i - mb * per_mb - cand * a.i_sub_parts;
+        p = a.i_sub_first + i - mb * per_mb - cand * a.i_sub_parts;
     }
     const int mb_y = mb / a.i_mb_width, mb_x = mb - mb_y * a.i_mb_width;
     const int16_t *c = cand ? a.centre2 : a.centre;
@@ -167,7 +169,7 @@ extern "C" cudaError_t cme_cuda_refine_subpel( const cme_subpel_launch_t *l, cud
 extern "C" cudaError_t cme_cuda_subpel_jobs( const cme_subpel_jobs_launch_t *l, cudaStream_t stream )
 {
     if( !l || l->i_mb_width <= 0 || l->i_mb_height <= 0 || l->i_parts <= 0 || l->i_cands < 1 || l->i_cands > 2 ||
-        l->i_sub_parts < 1 || l->i_sub_parts > l->i_parts ||
+        l->i_sub_first < 0 || l->i_sub_parts < 1 || l->i_sub_first + l->i_sub_parts > l->i_parts ||
         !l->cur || !l->ref || !l->res || !l->cost_mv || !l->job || (l->i_cands == 2 && !l->centre2) )
         return cudaErrorInvalidValue;
     const int n = l->i_mb_width * l->i_mb_height * l->i_cands * l->i_sub_parts;

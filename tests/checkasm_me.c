@@ -1013,22 +1013,25 @@ END_TEST
  * upload, jobs_kernel and refine_kernel after each search) and C give the
  * same integer and sub-pel results, for every pair of several frames in
  * flight, with the jobs' centres, integer costs, frame-thread limits and
- * sub-pel cost tables; sub: i_subpel_parts (0: all). */
-static const struct { int subme, satd, cands, thread, parts, sub; } sp_backend_cases[] =
+ * sub-pel cost tables; sub: i_subpel_parts (0: to the last), first:
+ * i_subpel_first. */
+static const struct { int subme, satd, cands, thread, parts, sub, first; } sp_backend_cases[] =
 {
-    { 7, 0, 2, 0, CUDA_ME_NPART, 0 }, { 2, 0, 1, 24, CUDA_ME_NPART_8x8, 0 }, { 9, 1, 2, 24, CUDA_ME_NPART, 0 },
-    { 11, 0, 1, 0, CUDA_ME_NPART, 0 }, { 5, 0, 2, 40, CUDA_ME_NPART_8x8, 0 },
-    { 9, 0, 2, 24, CUDA_ME_NPART, CUDA_ME_NPART_8x8 }, { 7, 0, 1, 0, CUDA_ME_NPART, 1 },
-    { 8, 0, 2, 0, CUDA_ME_NPART_8x8, 5 },
+    { 7, 0, 2, 0, CUDA_ME_NPART, 0, 0 }, { 2, 0, 1, 24, CUDA_ME_NPART_8x8, 0, 0 }, { 9, 1, 2, 24, CUDA_ME_NPART, 0, 0 },
+    { 11, 0, 1, 0, CUDA_ME_NPART, 0, 0 }, { 5, 0, 2, 40, CUDA_ME_NPART_8x8, 0, 0 },
+    { 9, 0, 2, 24, CUDA_ME_NPART, CUDA_ME_NPART_8x8, 0 }, { 7, 0, 1, 0, CUDA_ME_NPART, 1, 0 },
+    { 8, 0, 2, 0, CUDA_ME_NPART_8x8, 5, 0 }, { 8, 0, 2, 24, CUDA_ME_NPART_8x8, 4, CUDA_ME_PART_8x8 },
+    { 9, 0, 1, 0, CUDA_ME_NPART, 0, CUDA_ME_PART_8x4 + 3 }, { 7, 0, 2, 0, CUDA_ME_NPART, 7, CUDA_ME_PART_8x16 + 1 },
 };
 
 START_TEST( test_backend_subpel )
 {
     const __typeof__(sp_backend_cases[0]) *c = &sp_backend_cases[_i];
     char name[128];
-    const int sp = c->sub ? c->sub : c->parts;
+    const int sp = c->sub ? c->sub : c->parts - c->first;
     snprintf( name, sizeof(name), "backend CUDA == C, sub-pel (subme %d%s, %d candidate%s, mv_range_thread %d, %d parts, "
-              "%d refined)", c->subme, c->satd ? " tesa" : "", c->cands, c->cands > 1 ? "s" : "", c->thread, c->parts, sp );
+              "%d refined from %d)", c->subme, c->satd ? " tesa" : "", c->cands, c->cands > 1 ? "s" : "", c->thread,
+              c->parts, sp, c->first );
     if( !have_gpu( name ) )
         return;
     char path[512];
@@ -1066,6 +1069,7 @@ START_TEST( test_backend_subpel )
     p.subpel_cost = tables;
     p.i_subpel_costs = 2;
     p.i_subpel_parts = c->sub;
+    p.i_subpel_first = c->first;
     cuda_me_t *h[2];
     open_cuda_and_c( &F, &p, h, name );
     for( int k = 0; k < 2; k++ )
@@ -1095,7 +1099,7 @@ START_TEST( test_backend_subpel )
                                    a[k].cost_hpel == b[k].cost_hpel,
                                    "%s (seed %u): sub-pel result %zu (mb %zu, cand %zu, part %zu): CUDA (%d,%d) %d hpel "
                                    "(%d,%d) %d, C (%d,%d) %d hpel (%d,%d) %d", what, test_seed(), k,
-                                   k / (c->cands * sp), k / sp % c->cands, k % sp, a[k].mv[0],
+                                   k / (c->cands * sp), k / sp % c->cands, c->first + k % sp, a[k].mv[0],
                                    a[k].mv[1], a[k].cost, a[k].mv_hpel[0], a[k].mv_hpel[1], a[k].cost_hpel, b[k].mv[0],
                                    b[k].mv[1], b[k].cost, b[k].mv_hpel[0], b[k].mv_hpel[1], b[k].cost_hpel );
                 pairs++;

@@ -1233,7 +1233,7 @@ static int subpel_oracle_check( const char *name, const sp_oracle_t *o, const tf
     cme_subpel_job_t *jobs = malloc( (size_t)mb_count * stride * sizeof(*jobs) );
     ck_assert( jobs );
     cme_subpel_jobs_c( cur->p, cur->stride, ref->p, ref->stride, mb_w, mb_h, o->range, o->mv_range, o->mvrt, o->centre,
-                       ints, o->parts, o->cands, o->parts, o->table, 8*o->mv_range, o->subme, o->satd, jobs );
+                       ints, o->parts, o->cands, 0, o->parts, o->table, 8*o->mv_range, o->subme, o->satd, jobs );
     int odd = 0;
     for( int i = 0; i < (mbs ? n_mbs : mb_count); i++ )
     {
@@ -1546,15 +1546,17 @@ START_TEST( test_api_subpel_params )
 }
 END_TEST
 
-/* i_subpel_parts (API 7): the first N partitions refined, laid out
- * [mb][cand][N], each equal to the refinement of all partitions at the same
- * macroblock, candidate and partition; the stats count what was refined. */
+/* i_subpel_parts (API 7) and i_subpel_first (API 8): N partitions from
+ * the first refined, laid out [mb][cand][N], each equal to the refinement of
+ * all partitions at the same macroblock, candidate and partition; the stats
+ * count what was refined. */
 START_TEST( test_api_subpel_parts )
 {
-    static const struct { int parts, cands, sub; } cases[] =
+    static const struct { int parts, cands, sub, first; } cases[] =
     {
-        { CUDA_ME_NPART, 2, CUDA_ME_NPART_8x8 }, { CUDA_ME_NPART, 1, 1 }, { CUDA_ME_NPART_8x8, 2, 5 },
-        { CUDA_ME_NPART_8x8, 1, CUDA_ME_NPART_8x8 },
+        { CUDA_ME_NPART, 2, CUDA_ME_NPART_8x8, 0 }, { CUDA_ME_NPART, 1, 1, 0 }, { CUDA_ME_NPART_8x8, 2, 5, 0 },
+        { CUDA_ME_NPART_8x8, 1, CUDA_ME_NPART_8x8, 0 }, { CUDA_ME_NPART_8x8, 2, 4, CUDA_ME_PART_8x8 },
+        { CUDA_ME_NPART, 1, 0, CUDA_ME_PART_8x4 }, { CUDA_ME_NPART, 2, 3, CUDA_ME_PART_8x16 + 1 },
     };
     char path[512];
     snprintf( path, sizeof(path), "%s/foreman_cif.y4m", test_data_dir() );
@@ -1575,6 +1577,7 @@ START_TEST( test_api_subpel_parts )
             p.subpel_cost = tables;
             p.i_subpel_costs = 1;
             p.i_subpel_parts = k ? cases[ci].sub : 0;
+            p.i_subpel_first = k ? cases[ci].first : 0;
             h[k] = F.open( &p, NULL );
             ck_assert_ptr_nonnull( h[k] );
             for( int i = 0; i < 2; i++ )
@@ -1583,21 +1586,24 @@ START_TEST( test_api_subpel_parts )
         }
         const cuda_me_subpel_result_t *all = F.get_subpel( h[0], 1, 0 ), *some = F.get_subpel( h[1], 1, 0 );
         ck_assert( all && some );
-        const int np = cases[ci].parts, ns = cases[ci].sub, nc = cases[ci].cands;
+        const int np = cases[ci].parts, nf = cases[ci].first, nc = cases[ci].cands;
+        const int ns = cases[ci].sub ? cases[ci].sub : np - nf;
         int moved = 0;
         for( int mb = 0; mb < mb_count; mb++ )
             for( int c = 0; c < nc; c++ )
                 for( int q = 0; q < ns; q++ )
                 {
-                    const cuda_me_subpel_result_t *a = &all[(mb * nc + c) * np + q], *b = &some[(mb * nc + c) * ns + q];
+                    const cuda_me_subpel_result_t *a = &all[(mb * nc + c) * np + nf + q];
+                    const cuda_me_subpel_result_t *b = &some[(mb * nc + c) * ns + q];
                     ck_assert_msg( a->mv[0] == b->mv[0] && a->mv[1] == b->mv[1] && a->cost == b->cost &&
                                    a->mv_hpel[0] == b->mv_hpel[0] && a->mv_hpel[1] == b->mv_hpel[1] &&
                                    a->cost_hpel == b->cost_hpel,
-                                   "i_subpel_parts %d of %d, %d cands: mb %d cand %d part %d: (%d,%d) %d, all: (%d,%d) %d",
-                                   ns, np, nc, mb, c, q, b->mv[0], b->mv[1], b->cost, a->mv[0], a->mv[1], a->cost );
+                                   "i_subpel_parts %d from %d of %d, %d cands: mb %d cand %d part %d: (%d,%d) %d, "
+                                   "all: (%d,%d) %d", ns, nf, np, nc, mb, c, nf + q, b->mv[0], b->mv[1], b->cost,
+                                   a->mv[0], a->mv[1], a->cost );
                     moved += (a->mv[0] & 3) || (a->mv[1] & 3);
                 }
-        ck_assert_msg( moved > 0, "i_subpel_parts %d of %d: no quarter-pel vector to compare", ns, np );
+        ck_assert_msg( moved > 0, "i_subpel_parts %d from %d of %d: no quarter-pel vector to compare", ns, nf, np );
         cuda_me_stats_t st;
         F.stats( h[1], &st );
         ck_assert_int_eq( st.i_subpel_parts, (int64_t)mb_count * nc * ns );
@@ -1606,20 +1612,26 @@ START_TEST( test_api_subpel_parts )
     }
     tframe_free( &f[0] );
     tframe_free( &f[1] );
-    /* out of 0..i_parts: refused, and the reason given */
-    for( int bad = -1; bad <= CUDA_ME_NPART_8x8 + 1; bad += CUDA_ME_NPART_8x8 + 2 )
+    /* parts out of 0..i_parts - first, first out of 0..i_parts - 1: refused,
+     * and the reason given */
+    static const int bad[][2] = { { -1, 0 }, { CUDA_ME_NPART_8x8 + 1, 0 }, { 0, -1 }, { 0, CUDA_ME_NPART_8x8 },
+                                  { 5, CUDA_ME_PART_8x8 } };
+    for( unsigned b = 0; b < sizeof(bad)/sizeof(*bad); b++ )
     {
         cuda_me_param_t q = api_param( 64, 48, 12, CUDA_ME_BACKEND_C );
         q.i_parts = CUDA_ME_NPART_8x8;
         q.i_subme = 7;
         q.subpel_cost = tables;
         q.i_subpel_costs = 1;   /* the one table made above */
-        q.i_subpel_parts = bad;
+        q.i_subpel_parts = bad[b][0];
+        q.i_subpel_first = bad[b][1];
         q.pf_log = sp_log_keep;
         sp_log[0] = 0;
         int err = 0;
-        ck_assert_msg( !F.open( &q, &err ) && err == CUDA_ME_EINVAL, "i_subpel_parts %d accepted", bad );
-        ck_assert_msg( strstr( sp_log, "i_subpel_parts" ), "i_subpel_parts %d: '%s' does not say why", bad, sp_log );
+        ck_assert_msg( !F.open( &q, &err ) && err == CUDA_ME_EINVAL, "i_subpel_parts %d from %d accepted",
+                       bad[b][0], bad[b][1] );
+        ck_assert_msg( strstr( sp_log, "i_subpel_first" ) && strstr( sp_log, "i_subpel_parts" ),
+                       "i_subpel_parts %d from %d: '%s' does not say why", bad[b][0], bad[b][1], sp_log );
     }
     free( tables );
 }
