@@ -292,16 +292,31 @@ EOF
     fi
     # --gpu-me-subpel N (patches/0020): the GPU's quarter-pel costs skip
     # x264's search of references in the 8x8 loops (P and B, with mixed
-    # references); 0, the default, and bad values leave the encode as it was
+    # references); 0 and bad values leave the encode as it was.  auto, the
+    # default (0021): 20 at --ref 5..8, else 0
     SP="foreman_cif.y4m $C --threads 2 --merange 28 --ref 4 --bframes 3"
+    SP5="foreman_cif.y4m $C --threads 2 --merange 28 --ref 5 --bframes 3 --frames 12"
     # shellcheck disable=SC2086
     {
     check subpel30 $SP --gpu-me-subpel 30 --gpu-me-stats
     check subpelnone $SP
     check subpel0 $SP --gpu-me-subpel 0
     check subpelbad $SP --gpu-me-subpel -5
+    check subpelauto5 $SP5
+    check subpel20r5 $SP5 --gpu-me-subpel 20
+    check subpelauto9 $SP5 --ref 9 --gpu-me-subpel auto
+    check subpel0r9 $SP5 --ref 9 --gpu-me-subpel 0
     }
-    same subpel0 subpelnone "--gpu-me-subpel 0 is the default"
+    same subpel0 subpelnone "--gpu-me-subpel auto, the default, is 0 at --ref 4"
+    same subpelauto5 subpel20r5 "--gpu-me-subpel auto, the default, is 20 at --ref 5"
+    same subpelauto9 subpel0r9 "--gpu-me-subpel auto is 0 at --ref 9"
+    if grep -q "C reference; .*, sub-pel (subme 7) skipping 8x8 references 20% above the best (auto)" "$W/subpelauto5.log" &&
+       ! grep -q "above the best (auto)" "$W/subpel20r5.log" && ! grep -q "sub-pel (subme" "$W/subpelauto9.log"; then
+        pass "--gpu-me-subpel auto: the info line says when it chose"
+    else
+        fail "--gpu-me-subpel auto: expected (auto) in the info line at --ref 5 only"
+        grep -h "gpu-me: C" "$W"/subpel20r5.log "$W"/subpelauto*.log
+    fi
     # shellcheck disable=SC2086
     {
     check subpelref1 foreman_cif.y4m $C --threads 2 --merange 28 --ref 1 --bframes 3 --gpu-me-subpel 10
@@ -314,7 +329,7 @@ EOF
         fail "--gpu-me-subpel with --ref 1: no warning"; grep -h "gpu-me" "$W/subpelref1.log"
     fi
     same subpelbad subpelnone "--gpu-me-subpel -5 is refused (off)"
-    if grep -q "gpu-me: --gpu-me-subpel -5 out of 0..1000, using 0 (off)" "$W/subpelbad.log"; then
+    if grep -q "gpu-me: --gpu-me-subpel -5 out of auto, 0..1000, using 0 (off)" "$W/subpelbad.log"; then
         pass "--gpu-me-subpel -5: the warning says so"
     else
         fail "--gpu-me-subpel -5: no warning"; grep -h "gpu-me" "$W/subpelbad.log"
