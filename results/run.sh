@@ -150,6 +150,8 @@ cfg_args() {
         gpu_r[0-9]*) echo "--gpu-me $BE_ARG --gpu-me-range ${1#gpu_r}" ;;
         gpu_adapt64) echo "--gpu-me $BE_ARG --gpu-me-range 64 --gpu-me-mode adaptive" ;;
         # gpu_spN: plain --gpu-me with GPU sub-pel pruning at N per cent
+        # (gpu_sp0: without; plain gpu has --gpu-me-subpel auto since 4408a99:
+        # 20 at --ref 5..8, i.e. slow and slower)
         gpu_sp[0-9]*) echo "--gpu-me $BE_ARG --gpu-me-subpel ${1#gpu_sp}" ;;
         esa64)       echo "--me esa --merange 64" ;;
         *) echo "unknown config $1" >&2; exit 2 ;;
