@@ -249,7 +249,8 @@ static cuda_me_t *cme_open( const cuda_me_param_t *param, int *err )
         goto fail;
     }
     if( param->i_subme && (param->i_subpel_first < 0 || param->i_subpel_first >= param->i_parts ||
-                           param->i_subpel_parts < 0 || param->i_subpel_parts > param->i_parts - param->i_subpel_first) )
+                           param->i_subpel_parts < 0 ||
+                           param->i_subpel_parts > param->i_parts - param->i_subpel_first) )
     {
         cme_log( h, CUDA_ME_LOG_ERROR, "i_subpel_first %d, i_subpel_parts %d not supported (first 0..i_parts-1, "
                  "parts 0: to the last, or 1..i_parts - first; i_parts %d)\n",

@@ -292,9 +292,9 @@ typedef struct cuda_me_function_t
     /* i_subme: the sub-pel results of a submitted pair, laid out as get()'s
      * but with i_subpel_parts partitions: [mb_y][mb_x][cands][i_subpel_parts],
      * entry k refining get()'s result of the same macroblock and candidate
-     * for partition i_subpel_first + k (its vector times 4 is the start).  Blocks as get() does;
-     * NULL where get() is, and always without i_subme.  Valid until
-     * done(i_cur). */
+     * for partition i_subpel_first + k (its vector times 4 is the start).
+     * Blocks as get() does; NULL where get() is, and always without
+     * i_subme.  Valid until done(i_cur). */
     const cuda_me_subpel_result_t *(*get_subpel)( cuda_me_t *h, int i_cur, int i_ref );
 } cuda_me_function_t;
 

@@ -200,8 +200,8 @@ void cme_refine_subpel_batch_c( const uint8_t *cur, intptr_t i_cur_stride, const
 void cme_subpel_jobs_c( const uint8_t *cur, intptr_t i_cur_stride, const uint8_t *ref, intptr_t i_ref_stride,
                         int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_mv_range_thread,
                         const int16_t *centre, const cuda_me_result_t *res, int i_parts, int i_cands,
-                        int i_sub_first, int i_sub_parts, const uint16_t *cost_mv, int i_cost_mv, int i_subme, int b_fpel_satd,
-                        cme_subpel_job_t *job );
+                        int i_sub_first, int i_sub_parts, const uint16_t *cost_mv, int i_cost_mv, int i_subme,
+                        int b_fpel_satd, cme_subpel_job_t *job );
 
 void cme_copy_padded( uint8_t *dst, intptr_t i_dst_stride, const uint8_t *src, intptr_t i_src_stride,
                       int w, int h );

@@ -125,8 +125,8 @@ void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
 void cme_subpel_jobs_c( const uint8_t *cur, intptr_t i_cur_stride, const uint8_t *ref, intptr_t i_ref_stride,
                         int i_mb_width, int i_mb_height, int i_range, int i_mv_range, int i_mv_range_thread,
                         const int16_t *centre, const cuda_me_result_t *res, int i_parts, int i_cands,
-                        int i_sub_first, int i_sub_parts, const uint16_t *cost_mv, int i_cost_mv, int i_subme, int b_fpel_satd,
-                        cme_subpel_job_t *job )
+                        int i_sub_first, int i_sub_parts, const uint16_t *cost_mv, int i_cost_mv, int i_subme,
+                        int b_fpel_satd, cme_subpel_job_t *job )
 {
     const int npass = i_cands == 2 ? 2 : 1, stride = npass * i_parts;
     for( int mb_y = 0; mb_y < i_mb_height; mb_y++ )
@@ -263,8 +263,8 @@ static int c_job_finish( cuda_me_t *h, cme_job_t *j )
         const int i_cost_mv = j->i_subpel_cost * h->i_subpel_cost_size + 8*h->param.i_mv_range;
         cme_subpel_jobs_c( j->cur->plane, j->cur->i_stride, j->ref->plane, j->ref->i_stride, h->i_mb_width,
                            h->i_mb_height, h->param.i_range, h->param.i_mv_range, j->i_mv_range_thread, centre,
-                           j->res, h->i_parts, h->i_cands, h->i_sub_first, h->i_sub_parts, h->subpel_cost, i_cost_mv, h->param.i_subme,
-                           h->param.b_fpel_satd, j->sub_job );
+                           j->res, h->i_parts, h->i_cands, h->i_sub_first, h->i_sub_parts, h->subpel_cost, i_cost_mv,
+                           h->param.i_subme, h->param.b_fpel_satd, j->sub_job );
         cme_refine_subpel_batch_c( j->cur->plane, j->cur->i_stride, plane, j->ref->i_stride, h->subpel_cost,
                                    j->sub_job, (int)h->i_sub_count, j->sub );
         t2 = cme_time_ms();
