@@ -11,12 +11,9 @@
 # BD-rates (PSNR-Y) against x264's own search, and how many searches were
 # given a GPU vector; results/margin_cpu.md.  About 10 minutes on 2 cores.
 set -u
-# shellcheck disable=SC1091  # x264_log_stats
-. "$(dirname "$0")/../tests/lib.sh"   # TOP, B, D, x264_log_stats
-X="${X264_EXP:-$B/x264-exp/x264}"
-[ -x "$X" ] || { echo "no $X: run ./build.sh experiment"; exit 1; }
-W="${1:-$B/margin_cpu}"
-mkdir -p "$W" || exit 1
+# shellcheck disable=SC1091  # x264_log_stats, exp_setup
+. "$(dirname "$0")/../tests/lib.sh"   # TOP, B, D
+exp_setup margin_cpu "${1:-}"   # X, W
 for c in foreman_cif mobile_cif; do
     [ -s "$D/$c.y4m" ] || { echo "no $D/$c.y4m: run tests/run.sh once (it decodes the clips)"; exit 1; }
     [ -s "$W/${c}_x2.y4m" ] || ffmpeg -nostdin -loglevel error -y -i "$D/$c.y4m" \

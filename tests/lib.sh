@@ -192,3 +192,13 @@ decode_clips() {   # DECODER [LINE...]
         "$@")
     return $st
 }
+
+# exp_setup NAME [DIR]: for results/*_cpu.sh: X, the experiment build
+# (./build.sh experiment; X264_EXP overrides), and W, the work folder (DIR,
+# or build/NAME), made; exits saying what to run when the build is missing.
+exp_setup() {
+    X="${X264_EXP:-$B/x264-exp/x264}"
+    [ -x "$X" ] || { echo "no $X: run ./build.sh experiment"; exit 1; }
+    W="${2:-$B/$1}"
+    mkdir -p "$W" || exit 1
+}
