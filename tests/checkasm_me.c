@@ -1094,9 +1094,7 @@ START_TEST( test_backend_subpel )
                 const cuda_me_subpel_result_t *a = F.get_subpel( h[0], i, i - r ), *b = F.get_subpel( h[1], i, i - r );
                 ck_assert_msg( a && b, "%s: no sub-pel results (CUDA %p, C %p)", what, (const void*)a, (const void*)b );
                 for( size_t k = 0; k < n; k++ )
-                    ck_assert_msg( a[k].mv[0] == b[k].mv[0] && a[k].mv[1] == b[k].mv[1] && a[k].cost == b[k].cost &&
-                                   a[k].mv_hpel[0] == b[k].mv_hpel[0] && a[k].mv_hpel[1] == b[k].mv_hpel[1] &&
-                                   a[k].cost_hpel == b[k].cost_hpel,
+                    ck_assert_msg( SUBPEL_EQ( a[k], b[k] ),
                                    "%s (seed %u): sub-pel result %zu (mb %zu, cand %zu, part %zu): CUDA (%d,%d) %d hpel "
                                    "(%d,%d) %d, C (%d,%d) %d hpel (%d,%d) %d", what, test_seed(), k,
                                    k / (c->cands * sp), k / sp % c->cands, c->first + k % sp, a[k].mv[0],

@@ -1297,9 +1297,7 @@ static int subpel_oracle_check( const char *name, const sp_oracle_t *o, const tf
                 cme_refine_subpel_c( cur->p + (intptr_t)y * cur->stride + x, cur->stride, pl, ref->stride, &sp,
                                      4*mvx, 4*mvy, cost, &want );
                 const cuda_me_subpel_result_t *g = &got[k];
-                ck_assert_msg( g->mv[0] == want.mv[0] && g->mv[1] == want.mv[1] && g->cost == want.cost &&
-                               g->mv_hpel[0] == want.mv_hpel[0] && g->mv_hpel[1] == want.mv_hpel[1] &&
-                               g->cost_hpel == want.cost_hpel,
+                ck_assert_msg( SUBPEL_EQ( *g, want ),
                                "%s (seed %u): mb (%d,%d) cand %d part %d from (%d,%d) mvp (%d,%d) cost %d: got (%d,%d) %d "
                                "hpel (%d,%d) %d, want (%d,%d) %d hpel (%d,%d) %d", name, test_seed(), mb_x, mb_y, cand, p,
                                4*mvx, 4*mvy, sp.mvp[0], sp.mvp[1], cost, g->mv[0], g->mv[1], g->cost, g->mv_hpel[0],
@@ -1595,9 +1593,7 @@ START_TEST( test_api_subpel_parts )
                 {
                     const cuda_me_subpel_result_t *a = &all[(mb * nc + c) * np + nf + q];
                     const cuda_me_subpel_result_t *b = &some[(mb * nc + c) * ns + q];
-                    ck_assert_msg( a->mv[0] == b->mv[0] && a->mv[1] == b->mv[1] && a->cost == b->cost &&
-                                   a->mv_hpel[0] == b->mv_hpel[0] && a->mv_hpel[1] == b->mv_hpel[1] &&
-                                   a->cost_hpel == b->cost_hpel,
+                    ck_assert_msg( SUBPEL_EQ( *a, *b ),
                                    "i_subpel_parts %d from %d of %d, %d cands: mb %d cand %d part %d: (%d,%d) %d, "
                                    "all: (%d,%d) %d", ns, nf, np, nc, mb, c, nf + q, b->mv[0], b->mv[1], b->cost,
                                    a->mv[0], a->mv[1], a->cost );

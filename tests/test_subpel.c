@@ -453,9 +453,7 @@ static int refine_check( const char *what, const tframe_t *cur, planes_t *ref, u
         memset( &got, CANARY_BYTE, sizeof(got) );
         orc_refine( &o, mvx, mvy, cost, &want );
         cme_refine_subpel_c( o.fenc, o.i_fenc, (const uint8_t *const *)o.plane, stride, &p, mvx, mvy, cost, &got );
-        ck_assert_msg( got.mv[0] == want.mv[0] && got.mv[1] == want.mv[1] && got.cost == want.cost &&
-                       got.mv_hpel[0] == want.mv_hpel[0] && got.mv_hpel[1] == want.mv_hpel[1] &&
-                       got.cost_hpel == want.cost_hpel,
+        ck_assert_msg( SUBPEL_EQ( got, want ),
                        "%s: MB (%d,%d) partition %d (%dx%d), subme %d%s, start (%d,%d) cost %d, mvp (%d,%d), "
                        "limits x %d..%d y %d..%d: got (%d,%d) %d [hpel (%d,%d) %d], x264 (%d,%d) %d [hpel (%d,%d) %d] (seed %u)",
                        what, mb_x, mb_y, part, pw, ph, p.i_subme, p.b_fpel_satd ? " tesa" : "", mvx, mvy, cost,

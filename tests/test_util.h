@@ -59,6 +59,12 @@ void test_mv_cost_qp( uint16_t *cost, int range, int qp );
 #define test_mv_cost( cost, range ) test_mv_cost_qp( cost, range, 12 )
 #define MV_COST_SIZE (4*CUDA_ME_RANGE_MAX+1)
 
+/* Two sub-pel results (cuda_me_subpel_result_t or the library's
+ * cme_subpel_result_t, the same fields) equal in every field. */
+#define SUBPEL_EQ( a, b ) ((a).mv[0] == (b).mv[0] && (a).mv[1] == (b).mv[1] && (a).cost == (b).cost &&\
+                           (a).mv_hpel[0] == (b).mv_hpel[0] && (a).mv_hpel[1] == (b).mv_hpel[1] &&\
+                           (a).cost_hpel == (b).cost_hpel)
+
 /* x264's quarter-pel MV cost table h->cost_mv[qp] (init_costs), for
  * sub-pel refinement: centre[-span..span]. */
 void test_cost_mv_qpel( uint16_t *centre, int span, int qp );
