@@ -147,11 +147,11 @@ typedef struct cme_subpel_jobs_launch_t
     const uint16_t *cost_mv;        /* the cost tables (the refinement's cost_mv) */
     int i_cost_mv;                  /* the centre of this pair's table in cost_mv */
     int i_subme, b_fpel_satd;
-    cme_subpel_job_t *job;          /* out: [mb][i_cands][i_sub_parts], or grouped (order) */
-    /* NULL: jobs in the results' order.  Else the jobs are grouped by
-     * partition size, [size][mb][cand][k] (the k-th partition of that size
-     * among those refined), so that a warp of refine_kernel refines
-     * one size; order[i] (out) is job i's place in the results. */
+    /* out: the jobs grouped by partition size, [size][mb][cand][k] (the k-th
+     * partition of that size among those refined), so that a warp of
+     * refine_kernel refines one size; order[i] is job i's place in the
+     * results' [mb][i_cands][i_sub_parts] */
+    cme_subpel_job_t *job;
     int *order;
 } cme_subpel_jobs_launch_t;
 

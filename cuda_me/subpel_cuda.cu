@@ -33,10 +33,9 @@
  *   SUBPEL_JOBS_THREADS per block: the candidate's window centre (pass 1:
  *   the job's centre; pass 2: pass2_kernel's), clipped by cme_get_window,
  *   then cme_subpel_make_job (one fpel compare of the partition at its
- *   integer vector).  Jobs come out grouped by partition size (the
- *   library: a warp of refine_kernel then refines one size; order[] maps
- *   each back to the results' [mb][cand][part]), or without order[] in the
- *   results' order.
+ *   integer vector).  Jobs come out grouped by partition size (a warp of
+ *   refine_kernel then refines one size); order[] maps each back to the
+ *   results' [mb][cand][part].
  *
  * Launchers (kernels.h) take a stream, never synchronise, and return the
  * launch error.
@@ -101,40 +100,27 @@ jobs_kernel( const cme_subpel_jobs_launch_t a )
     const int mbc = a.i_mb_width * a.i_mb_height * a.i_cands;
     if( i >= mbc * a.i_sub_parts )
         return;
+    /* size s holds mbc * (its partitions among those refined, from lo)
+     * jobs, [mb][cand][k] */
     const int end = a.i_sub_first + a.i_sub_parts;
-    int mb, cand, p;
-    if( a.order )
+    int s = 0, base = 0, cnt, lo;
+    for( ;; s++ )
     {
-        /* grouped: size s holds mbc * (its partitions among those refined,
-         * from lo) jobs, [mb][cand][k] */
-        int s = 0, base = 0, cnt, lo;
-        for( ;; s++ )
-        {
-            lo = cme_imax( size_first[s], a.i_sub_first );
-            cnt = cme_imax( cme_imin( size_first[s+1], end ) - lo, 0 );
-            if( i < base + mbc * cnt )
-                break;
-            base += mbc * cnt;
-        }
-        const int r = i - base, t = r / cnt;
-        p = lo + r - t * cnt;
-        mb = t / a.i_cands;
-        cand = t - mb * a.i_cands;
-        a.order[i] = t * a.i_sub_parts + p - a.i_sub_first;
+        lo = cme_imax( size_first[s], a.i_sub_first );
+        cnt = cme_imax( cme_imin( size_first[s+1], end ) - lo, 0 );
+        if( i < base + mbc * cnt )
+            break;
+        base += mbc * cnt;
     }
-    else
-    {
-        const int per_mb = a.i_cands * a.i_sub_parts;
-        mb = i / per_mb;
-        cand = (i - mb * per_mb) / a.i_sub_parts;
-        p = a.i_sub_first + i - mb * per_mb - cand * a.i_sub_parts;
-    }
+    const int j = i - base, t = j / cnt;   /* t: mb * i_cands + cand */
+    const int p = lo + j - t * cnt, mb = t / a.i_cands, cand = t - mb * a.i_cands;
+    a.order[i] = t * a.i_sub_parts + p - a.i_sub_first;
     const int mb_y = mb / a.i_mb_width, mb_x = mb - mb_y * a.i_mb_width;
     const int16_t *c = cand ? a.centre2 : a.centre;
     const cme_window_t w = cme_get_window( mb_x, mb_y, a.i_mb_width, a.i_mb_height,
                                            cand ? cme_pass2_range( a.i_range ) : a.i_range, a.i_mv_range,
                                            a.i_mv_range_thread, c ? c[2*mb] : 0, c ? c[2*mb+1] : 0 );
-    const cuda_me_result_t r = a.res[(mb * a.i_cands + cand) * a.i_parts + p];
+    const cuda_me_result_t r = a.res[t * a.i_parts + p];
     a.job[i] = cme_subpel_make_job( a.cur, a.i_pitch, a.ref, a.i_pitch, mb_x, mb_y, a.i_mb_width, a.i_mb_height,
                                     a.i_mv_range, a.i_mv_range_thread, p, r.mv[0], r.mv[1], w.cx, w.cy, a.cost_mv,
                                     a.i_cost_mv, a.i_subme, a.b_fpel_satd );
@@ -170,7 +156,7 @@ extern "C" cudaError_t cme_cuda_subpel_jobs( const cme_subpel_jobs_launch_t *l, 
 {
     if( !l || l->i_mb_width <= 0 || l->i_mb_height <= 0 || l->i_parts <= 0 || l->i_cands < 1 || l->i_cands > 2 ||
         l->i_sub_first < 0 || l->i_sub_parts < 1 || l->i_sub_first + l->i_sub_parts > l->i_parts ||
-        !l->cur || !l->ref || !l->res || !l->cost_mv || !l->job || (l->i_cands == 2 && !l->centre2) )
+        !l->cur || !l->ref || !l->res || !l->cost_mv || !l->job || !l->order || (l->i_cands == 2 && !l->centre2) )
         return cudaErrorInvalidValue;
     const int n = l->i_mb_width * l->i_mb_height * l->i_cands * l->i_sub_parts;
     jobs_kernel<<<DIV_UP( n, SUBPEL_JOBS_THREADS ), SUBPEL_JOBS_THREADS, 0, stream>>>( *l );
