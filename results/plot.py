@@ -113,7 +113,8 @@ def table2_plots(outdir, plots, files):
     res_of = {g[0]: g[1] for g in groups}
     clips = sorted(res_of, key=lambda c: RES.index(res_of[c]) if res_of[c] in RES else 9)
     ths = sorted({g[2] for g in groups}, key=lambda t: -int(t))
-    fig, axes = plt.subplots(len(ths), len(clips), figsize=(4.6 * len(clips), 3.9 * len(ths)), squeeze=False)
+    fig, axes = plt.subplots(len(ths), len(clips), figsize=(6.4 * len(clips), 4.8 * len(ths)), squeeze=False)
+    ycap = 40.   # BD-rates above this (ultrafast, superfast) are drawn at the top edge, labelled with their value
     drawn = set()
     table = []   # the points, also as text: plots/fps_vs_bdrate.md
     for i, t in enumerate(ths):
@@ -141,11 +142,18 @@ def table2_plots(outdir, plots, files):
                     drawn.add(c)
                     ax.plot([q[0] for q in pts], [q[1] for q in pts], '-', color=COLORS.get(c), lw=1)
                     for f, b, p in pts:
+                        if b > ycap:   # off the scale: at the edge, with its value
+                            ax.scatter(f, ycap, marker=r'$\uparrow$', color=COLORS.get(c), s=60, zorder=3)
+                            ax.annotate('%s %+.0f%%' % (p, b), (f, ycap), fontsize=6, xytext=(3, -9),
+                                        textcoords='offset points', color=COLORS.get(c))
+                            continue
                         ax.scatter(f, b, marker=MARKS.get(p, 'x'), color=COLORS.get(c), s=40, zorder=3)
                         if p not in MARKS:   # the other presets by name (issue 12's frontier: ultrafast..veryslow)
                             ax.annotate(p, (f, b), fontsize=6, xytext=(3, 3), textcoords='offset points',
                                         color=COLORS.get(c))
             ax.axhline(0, color='k', lw=.5)
+            if ax.get_ylim()[1] > ycap:
+                ax.set_ylim(top=ycap + 2)
             ax.set_xscale('log')
             ax.set_xlabel('fps (median, log scale)')
             ax.set_ylabel('BD-rate vs %s medium (%%)' % ('stock --mvrange-thread 64' if base.get('stock_mvt64') else 'stock'))
