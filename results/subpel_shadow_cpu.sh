@@ -6,9 +6,10 @@
 # (patches/experiments/0005, built by ./build.sh experiment: 1 searches the
 # skipped references in the shadow and counts how often one would have won,
 # the encode unchanged; 2 also gives the skipped reference the shadow
-# search's vector in place of the GPU's; and 0006's X264_GPU_ME_SUBPEL_GUARD,
-# configurations ending in g: a skip needs x264's cost at its predictor N%
-# above the GPU's best too).  Street 540p (30 frames) and
+# search's vector in place of the GPU's); the guard (a skip needs x264's
+# cost at its predictor N% above the GPU's best too) only in configurations
+# ending in g: since patches/0022 it is on by default, and the others turn
+# it off with 0006's X264_GPU_ME_SUBPEL_GUARD=0.  Street 540p (30 frames) and
 # foreman CIF, preset slow, 1 thread per encode, --gpu-me-range 16,
 # --gpu-me-subpel 20, QP 22 27 32 37 (CLIPS, PRESET, RANGE, THREADS, CFGS and
 # FRAMES change them).  Prints BD-rates (PSNR-Y) against
@@ -38,9 +39,9 @@ CFGS="${CFGS:-sp0 s10 s15 s15v s5 s5v}"
 env_of() {
     case $1 in
         sp0) echo "X264_GPU_ME_SUBPEL_SHADOW=0" ;;
-        s*v) s="${1#s}"; echo "X264_GPU_ME_SUBPEL_SITES=${s%v} X264_GPU_ME_SUBPEL_SHADOW=2" ;;
-        s*g) s="${1#s}"; echo "X264_GPU_ME_SUBPEL_SITES=${s%g} X264_GPU_ME_SUBPEL_SHADOW=1 X264_GPU_ME_SUBPEL_GUARD=1" ;;
-        s*)  echo "X264_GPU_ME_SUBPEL_SITES=${1#s} X264_GPU_ME_SUBPEL_SHADOW=1" ;;
+        s*v) s="${1#s}"; echo "X264_GPU_ME_SUBPEL_SITES=${s%v} X264_GPU_ME_SUBPEL_SHADOW=2 X264_GPU_ME_SUBPEL_GUARD=0" ;;
+        s*g) s="${1#s}"; echo "X264_GPU_ME_SUBPEL_SITES=${s%g} X264_GPU_ME_SUBPEL_SHADOW=1" ;;
+        s*)  echo "X264_GPU_ME_SUBPEL_SITES=${1#s} X264_GPU_ME_SUBPEL_SHADOW=1 X264_GPU_ME_SUBPEL_GUARD=0" ;;
     esac
 }
 QPS="22 27 32 37"
