@@ -52,6 +52,27 @@ def bdrate(anchor, test):
     return (10 ** d - 1) * 100
 
 
+def read_rd(path):
+    """results/*_cpu.sh's rd.csv (tests/lib.sh exp_grid: clip, config, QP,
+    kb/s, PSNR-Y per line) as {(clip, config): [(kbps, psnr), ...]}."""
+    rd = {}
+    with open(path) as f:
+        for line in f:
+            clip, cfg, _qp, kbps, psnr = line.strip().split(',')
+            rd.setdefault((clip, cfg), []).append((float(kbps), float(psnr)))
+    return rd
+
+
+def bd_table(rd, clips, anchor, cfgs, name=str):
+    """A markdown table of read_rd()'s BD-rates: a row per clip, a column per
+    configuration of cfgs against the anchor configuration."""
+    rows = ['| clip | ' + ' | '.join(name(c) for c in cfgs) + ' |', '|---|' + '---|' * len(cfgs)]
+    for clip in clips:
+        rows.append('| %s | ' % clip + ' | '.join('%+.2f%%' % bdrate(rd[(clip, anchor)], rd[(clip, c)])
+                                                 for c in cfgs) + ' |')
+    return '\n'.join(rows)
+
+
 def selftest():
     a = [(7000, 40.1), (3500, 37.4), (1700, 34.6), (850, 31.5)]
     assert abs(bdrate(a, a)) < 1e-9

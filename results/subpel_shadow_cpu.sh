@@ -48,36 +48,29 @@ QPS="22 27 32 37"
 # every encode: CLIP CONFIG QP
 grid() { for c in $CLIPS; do for q in $QPS; do for cfg in $CFGS; do echo "$c $cfg $q"; done; done; done; }
 FRAMES="${FRAMES:-30}"
-grid | while read -r c cfg q; do
-    # an encode already done (same work folder) is kept
-    grep -q "^encoded" "$W/${c}_${cfg}_$q.log" 2>/dev/null && continue
-    n=20; [ "$cfg" = sp0 ] && n=0
-    echo "env $(env_of "$cfg") $X --preset $PRESET --threads $THREADS --qp $q --frames $FRAMES --psnr --gpu-me" \
-         "--gpu-me-backend c --gpu-me-range $RANGE --gpu-me-subpel $n --gpu-me-stats -o $W/${c}_${cfg}_$q.264 $D/$c.y4m > $W/${c}_${cfg}_$q.log 2>&1"
-done | xargs -P "$(nproc)" -I{} bash -c {}
-grid | while read -r c cfg q; do echo "$c,$cfg,$q,$(x264_log_stats "$W/${c}_${cfg}_$q.log" kbps psnr_y)"; done > "$W/rd.csv"
-python3 - "$W" "$TOP/results" "$CLIPS" "$CFGS" <<'PY'
-import csv, re, sys
+encode() {   # CLIP CONFIG QP OUT (exp_grid)
+    local n=20
+    [ "$2" = sp0 ] && n=0
+    echo "env $(env_of "$2") $X --preset $PRESET --threads $THREADS --qp $3 --frames $FRAMES --psnr --gpu-me" \
+         "--gpu-me-backend c --gpu-me-range $RANGE --gpu-me-subpel $n --gpu-me-stats -o $4.264 $D/$1.y4m"
+}
+grid | exp_grid encode
+PYTHONPATH="$TOP/results" python3 - "$W" "$CLIPS" "$CFGS" <<'PY'
+import re, sys
+from bdrate import bd_table, read_rd
 w = sys.argv[1]
-sys.path.insert(0, sys.argv[2])
-from bdrate import bdrate
-rd = {}
-for clip, cfg, q, kbps, psnr in csv.reader(open(w + '/rd.csv')):
-    rd.setdefault((clip, cfg), []).append((float(kbps), float(psnr)))
+rd = read_rd(w + '/rd.csv')
 names = {'sp0': 'off', 's10': '8x8 loops', 's15': 'all four', 's15v': 'all four, x264 vectors',
          's5': '16x16 loops', 's5v': '16x16 loops, x264 vectors', 's10g': '8x8 loops, guard',
          's15g': 'all four, guard', 's5g': '16x16 loops, guard'}
-cfgs = sys.argv[4].split()[1:]
-print('| clip | ' + ' | '.join(names[c] for c in cfgs) + ' |')
-print('|---|' + '---|' * len(cfgs))
-for clip in sys.argv[3].split():
-    print('| %s | ' % clip + ' | '.join('%+.2f%%' % bdrate(rd[(clip, 'sp0')], rd[(clip, c)]) for c in cfgs) + ' |')
+cfgs = sys.argv[3].split()[1:]
+print(bd_table(rd, sys.argv[2].split(), 'sp0', cfgs, names.get))
 print()
 print('QP 27, skipped reference searches and shadow counts (loops with skips; skipped reference beat the kept best: share, mean loss)')
 print()
 print('| clip | config | skipped | P 16x16 | P 8x8 | B 16x16 | B 8x8 |')
 print('|---|---|---|---|---|---|---|')
-for clip in sys.argv[3].split():
+for clip in sys.argv[2].split():
     for c in cfgs:
         log = open('%s/%s_%s_27.log' % (w, clip, c)).read()
         sk = re.search(r'reference searches skipped (\d+) of (\d+)', log)

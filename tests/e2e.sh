@@ -343,6 +343,14 @@ EOF
         fail "--gpu-me-subpel 30: expected the info line, some searches skipped and another encode"
         grep -h "gpu-me: C\|skipped" "$W/subpel30.log"
     fi
+    # the guard (patches/0022): x264's cost at its predictor keeps some of
+    # the searches the GPU's costs would skip
+    kept="$(sed -n "s/.*; \([0-9]*\) more kept by x264's cost at its predictor).*/\1/p" "$W/subpel30.log")"
+    if [ -n "$kept" ] && [ -n "$skip" ] && [ "$kept" -gt 0 ] && [ $((kept + ${skip%% *})) -le "${skip##* }" ]; then
+        pass "--gpu-me-subpel 30: x264's cost at its predictor keeps $kept of the searches the GPU's costs would skip"
+    else
+        fail "--gpu-me-subpel 30: expected the guard to keep some searches"; grep -h "skipped" "$W/subpel30.log"
+    fi
     # frames of more than 4 Mpixels: one candidate by default (foreman
     # scaled to 2304x1792, 4.1 Mpixels; a short range for the C search)
     [ -s "$D/big_2304x1792.y4m" ] || ffmpeg -nostdin -loglevel error -y -i "$D/foreman_cif.y4m" \

@@ -202,3 +202,22 @@ exp_setup() {
     W="${2:-$B/$1}"
     mkdir -p "$W" || exit 1
 }
+
+# exp_grid CMD: for results/*_cpu.sh after exp_setup: every "CLIP CONFIG QP"
+# line of stdin encoded, in parallel on every core, by the command line that
+# "CMD CLIP CONFIG QP OUT" prints (environment, x264 and its options, with
+# output OUT.264), logging to OUT.log, OUT being W/CLIP_CONFIG_QP; encodes
+# already done in W are kept.  Then W/rd.csv: CLIP,CONFIG,QP,kb/s,PSNR-Y
+# (results/bdrate.py's read_rd()).
+exp_grid() {
+    local lines c cfg q o
+    lines="$(cat)"
+    while read -r c cfg q; do
+        o="$W/${c}_${cfg}_$q"
+        grep -q "^encoded" "$o.log" 2>/dev/null && continue
+        echo "$("$1" "$c" "$cfg" "$q" "$o") > $o.log 2>&1"
+    done <<< "$lines" | xargs -P "$(nproc)" -I{} bash -c {}
+    while read -r c cfg q; do
+        echo "$c,$cfg,$q,$(x264_log_stats "$W/${c}_${cfg}_$q.log" kbps psnr_y)"
+    done <<< "$lines" > "$W/rd.csv"
+}
