@@ -153,6 +153,10 @@ cfg_args() {
         # (gpu_sp0: without; plain gpu has --gpu-me-subpel auto since 4408a99:
         # 20 at --ref 5..8, i.e. slow and slower)
         gpu_sp[0-9]*) echo "--gpu-me $BE_ARG --gpu-me-subpel ${1#gpu_sp}" ;;
+        # gpu_splitN: plain --gpu-me with --gpu-me-split N (gpu_split0:
+        # without; plain gpu has --gpu-me-split auto since patches/0024: 10
+        # on frames of 1.5 Mpixels or more)
+        gpu_split[0-9]*) echo "--gpu-me $BE_ARG --gpu-me-split ${1#gpu_split}" ;;
         esa64)       echo "--me esa --merange 64" ;;
         *) echo "unknown config $1" >&2; exit 2 ;;
     esac

@@ -1,8 +1,9 @@
 #!/bin/bash
 # results/split_cpu.sh [WORKDIR]: issue 12, the partitions: what skipping
 # x264's 8x8 analysis where the GPU's integer costs put the four 8x8s N%
-# above 16x16 costs (patches/experiments/0007, X264_GPU_ME_SPLIT=N, built by
-# ./build.sh experiment).  C backend (the GPU's results bit for bit), street
+# above 16x16 costs (--gpu-me-split N, patches/0024; an experiment,
+# X264_GPU_ME_SPLIT=N, when these studies ran; built by ./build.sh
+# experiment).  C backend (the GPU's results bit for bit), street
 # 540p played forward (30 frames) and forward then backward (60),
 # --gpu-me-range 16, 1 thread per encode, QP 22 27 32 37 (CLIPS, PRESET,
 # RANGE, NS change them).  Prints BD-rates (PSNR-Y) against --gpu-me without
@@ -25,9 +26,9 @@ QPS="22 27 32 37"
 CFGS="off $NS"
 grid() { for c in $CLIPS; do for q in $QPS; do for n in $CFGS; do echo "$c $n $q"; done; done; done; }
 encode() {   # CLIP CONFIG QP OUT (exp_grid)
-    local e=""
-    [ "$2" = off ] || e="X264_GPU_ME_SPLIT=$2"
-    echo "env $e $X --preset $PRESET --threads 1 --qp $3 --psnr --gpu-me --gpu-me-backend c" \
+    local n=0
+    [ "$2" = off ] || n="$2"
+    echo "$X --preset $PRESET --threads 1 --qp $3 --psnr --gpu-me --gpu-me-backend c --gpu-me-split $n" \
          "--gpu-me-range $RANGE --gpu-me-stats -o $4.264 $D/$1.y4m"
 }
 grid | exp_grid encode
@@ -46,7 +47,7 @@ print('|---|---|---|---|---|---|')
 for clip in sys.argv[2].split():
     for n in ['off'] + ns:
         log = open('%s/%s_%s_27.log' % (w, clip, n)).read()
-        s = re.search(r'P 8x8 analyses skipped (\d+) of (\d+), B (\d+) of (\d+)', log)
+        s = re.search(r'above 16x16\): P (\d+) of (\d+) \(.*\), B (\d+) of (\d+)', log)
         m = re.search(r'x264 motion searches (\d+), integer part ([\d.]+) ms .*sub-pel part ([\d.]+) ms', log)
         pct = lambda a, b: '%.1f%%' % (100. * int(a) / max(int(b), 1))
         print('| %s | %s | %s | %s | %s | %.1f + %.1f |' % (clip, n, pct(s.group(1), s.group(2)) if s else '-',

@@ -52,6 +52,7 @@ idrwarm foreman_cif.y4m --keyint 4 --min-keyint 1 --threads 4 --gpu-me-range 16
 lathreads mobile_cif.y4m --threads 12 --lookahead-threads 2 --gpu-me-range 28 --bframes 3
 subpel foreman_cif.y4m --threads 4 --gpu-me-range 32 --ref 4 --bframes 3 --gpu-me-subpel 30
 subpelall mobile_cif.y4m --preset slower --threads 4 --gpu-me-range 16 --gpu-me-subpel 10
+split foreman_cif.y4m --threads 4 --gpu-me-range 32 --ref 3 --bframes 3 --gpu-me-split 10
 EOF
     # the backend users get (auto): the device opens on its own thread during
     # the warm-up; the same bytes as the C reference
@@ -351,6 +352,33 @@ EOF
     else
         fail "--gpu-me-subpel 30: expected the guard to keep some searches"; grep -h "skipped" "$W/subpel30.log"
     fi
+    # --gpu-me-split N (patches/0024): the GPU's integer costs skip x264's
+    # 8x8 analysis (P and B macroblocks); auto, the default: 10 on frames
+    # of 1.5 Mpixels or more (checked on big4m below), 0 on CIF
+    # shellcheck disable=SC2086
+    {
+    check split10 $SP --gpu-me-split 10 --gpu-me-stats
+    check split0 $SP --gpu-me-split 0
+    check splitbad $SP --gpu-me-split -5
+    }
+    same split0 subpelnone "--gpu-me-split auto, the default, is 0 on CIF"
+    same splitbad subpelnone "--gpu-me-split -5 is refused (off)"
+    if grep -q "gpu-me: --gpu-me-split -5 out of auto, 0..1000, using 0 (off)" "$W/splitbad.log"; then
+        pass "--gpu-me-split -5: the warning says so"
+    else
+        fail "--gpu-me-split -5: no warning"; grep -h "gpu-me" "$W/splitbad.log"
+    fi
+    sp="$(sed -n 's/.*8x8 analyses skipped (the GPU.s four 8x8s over 10% above 16x16): P \([0-9]*\) of \([0-9]*\) (.*), B \([0-9]*\) of \([0-9]*\) .*/\1 \2 \3 \4/p' "$W/split10.log")"
+    read -r s1 s2 s3 s4 <<< "$sp"
+    if grep -q "C reference; .*, 8x8 analyses skipped where the GPU puts them 10% above 16x16$" "$W/split10.log" &&
+       ! grep -q "8x8 analyses skipped where" "$W/subpelnone.log" && [ -n "$s4" ] &&
+       [ "$s1" -gt 0 ] && [ "$s1" -lt "$s2" ] && [ "$s3" -gt 0 ] && [ "$s3" -lt "$s4" ] &&
+       ! cmp -s "$W/split10.264" "$W/subpelnone.264"; then
+        pass "--gpu-me-split 10 skips $s1 of $s2 P and $s3 of $s4 B 8x8 analyses, says so, and changes the encode"
+    else
+        fail "--gpu-me-split 10: expected the info line, some P and B 8x8 analyses skipped and another encode"
+        grep -h "gpu-me: C\|8x8 analyses" "$W/split10.log"
+    fi
     # frames of more than 4 Mpixels: one candidate by default (foreman
     # scaled to 2304x1792, 4.1 Mpixels; a short range for the C search)
     [ -s "$D/big_2304x1792.y4m" ] || ffmpeg -nostdin -loglevel error -y -i "$D/foreman_cif.y4m" \
@@ -363,6 +391,11 @@ EOF
         pass "one GPU candidate on frames of more than 4 Mpixels, two below, and the info line says why"
     else
         fail "expected 1 candidate at 2304x1792 and 2 at CIF"; grep -h "gpu-me: C" "$W/big4m.log" "$W/threads4.log"
+    fi
+    if grep -q "C reference; .*, 8x8 analyses skipped where the GPU puts them 10% above 16x16 (auto)$" "$W/big4m.log"; then
+        pass "--gpu-me-split auto is 10 on frames of 1.5 Mpixels or more, and the info line says it chose"
+    else
+        fail "--gpu-me-split auto: expected 10 (auto) at 2304x1792"; grep -h "gpu-me: C" "$W/big4m.log"
     fi
     # ... and plain --gpu-me (backend auto) does not open the device there
     no_device bigauto big_2304x1792.y4m "4.1-Mpixel frames" \
