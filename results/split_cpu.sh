@@ -19,9 +19,8 @@ CLIPS="${CLIPS:-street_540p_30 street_540p_bounce60}"
 PRESET="${PRESET:-medium}"
 RANGE="${RANGE:-16}"
 NS="${NS:-0 20}"
-for c in $CLIPS; do
-    [ -s "$D/$c.y4m" ] || { echo "no $D/$c.y4m: run results/subpel_shadow_cpu.sh once (it makes the street clips)"; exit 1; }
-done
+# shellcheck disable=SC2086
+exp_clips $CLIPS
 QPS="22 27 32 37"
 CFGS="off $NS"
 grid() { for c in $CLIPS; do for q in $QPS; do for n in $CFGS; do echo "$c $n $q"; done; done; done; }

@@ -329,12 +329,17 @@ EOF
     else
         fail "--gpu-me-subpel with --ref 1: no warning"; grep -h "gpu-me" "$W/subpelref1.log"
     fi
-    same subpelbad subpelnone "--gpu-me-subpel -5 is refused (off)"
-    if grep -q "gpu-me: --gpu-me-subpel -5 out of auto, 0..1000, using 0 (off)" "$W/subpelbad.log"; then
-        pass "--gpu-me-subpel -5: the warning says so"
-    else
-        fail "--gpu-me-subpel -5: no warning"; grep -h "gpu-me" "$W/subpelbad.log"
-    fi
+    # refused OPTION CASE: CASE, encoded with --OPTION -5, is subpelnone's
+    # encode, and x264 said why
+    refused() {
+        same "$2" subpelnone "--$1 -5 is refused (off)"
+        if grep -q "gpu-me: --$1 -5 out of auto, 0..1000, using 0 (off)" "$W/$2.log"; then
+            pass "--$1 -5: the warning says so"
+        else
+            fail "--$1 -5: no warning"; grep -h "gpu-me" "$W/$2.log"
+        fi
+    }
+    refused gpu-me-subpel subpelbad
     skip="$(sed -n 's/.*reference searches skipped \([0-9]*\) of \([0-9]*\) .*/\1 \2/p' "$W/subpel30.log")"
     if grep -q "C reference; .*, sub-pel (subme 7) skipping 8x8 references 30% above the best" "$W/subpel30.log" &&
        [ -n "$skip" ] && [ "${skip%% *}" -gt 0 ] && [ "${skip%% *}" -lt "${skip##* }" ] &&
@@ -362,12 +367,7 @@ EOF
     check splitbad $SP --gpu-me-split -5
     }
     same split0 subpelnone "--gpu-me-split auto, the default, is 0 on CIF"
-    same splitbad subpelnone "--gpu-me-split -5 is refused (off)"
-    if grep -q "gpu-me: --gpu-me-split -5 out of auto, 0..1000, using 0 (off)" "$W/splitbad.log"; then
-        pass "--gpu-me-split -5: the warning says so"
-    else
-        fail "--gpu-me-split -5: no warning"; grep -h "gpu-me" "$W/splitbad.log"
-    fi
+    refused gpu-me-split splitbad
     sp="$(sed -n 's/.*8x8 analyses skipped (the GPU.s four 8x8s over 10% above 16x16): P \([0-9]*\) of \([0-9]*\) (.*), B \([0-9]*\) of \([0-9]*\) .*/\1 \2 \3 \4/p' "$W/split10.log")"
     read -r s1 s2 s3 s4 <<< "$sp"
     if grep -q "C reference; .*, 8x8 analyses skipped where the GPU puts them 10% above 16x16$" "$W/split10.log" &&

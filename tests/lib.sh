@@ -203,6 +203,15 @@ exp_setup() {
     mkdir -p "$W" || exit 1
 }
 
+# exp_clips CLIP...: for results/*_cpu.sh: exits unless every D/CLIP.y4m
+# is there (results/subpel_shadow_cpu.sh makes the street clips).
+exp_clips() {
+    local c
+    for c in "$@"; do
+        [ -s "$D/$c.y4m" ] || { echo "no $D/$c.y4m: run results/subpel_shadow_cpu.sh once (it makes the street clips)"; exit 1; }
+    done
+}
+
 # exp_grid CMD: for results/*_cpu.sh after exp_setup: every "CLIP CONFIG QP"
 # line of stdin encoded, in parallel on every core, by the command line that
 # "CMD CLIP CONFIG QP OUT" prints (environment, x264 and its options, with
