@@ -15,11 +15,7 @@ set -u
 # shellcheck disable=SC1091  # x264_log_stats, exp_setup
 . "$(dirname "$0")/../tests/lib.sh"   # TOP, B, D
 exp_setup adapt_hex_cpu "${1:-}"   # X, W
-CLIPS="${CLIPS:-street_540p_30}"
-PRESET="${PRESET:-veryslow}"
-RANGE="${RANGE:-16}"
-# shellcheck disable=SC2086
-exp_clips $CLIPS
+exp_study street_540p_30 veryslow 16   # CLIPS, PRESET, RANGE
 QPS="22 27 32 37"
 grid() { for c in $CLIPS; do for q in $QPS; do for n in off hex; do echo "$c $n $q"; done; done; done; }
 encode() {   # CLIP CONFIG QP OUT (exp_grid)

@@ -15,12 +15,8 @@ set -u
 # shellcheck disable=SC1091  # x264_log_stats, exp_setup
 . "$(dirname "$0")/../tests/lib.sh"   # TOP, B, D
 exp_setup split_cpu "${1:-}"   # X, W
-CLIPS="${CLIPS:-street_540p_30 street_540p_bounce60}"
-PRESET="${PRESET:-medium}"
-RANGE="${RANGE:-16}"
+exp_study "street_540p_30 street_540p_bounce60" medium 16   # CLIPS, PRESET, RANGE
 NS="${NS:-0 20}"
-# shellcheck disable=SC2086
-exp_clips $CLIPS
 QPS="22 27 32 37"
 CFGS="off $NS"
 grid() { for c in $CLIPS; do for q in $QPS; do for n in $CFGS; do echo "$c $n $q"; done; done; done; }

@@ -203,11 +203,13 @@ exp_setup() {
     mkdir -p "$W" || exit 1
 }
 
-# exp_clips CLIP...: for results/*_cpu.sh: exits unless every D/CLIP.y4m
-# is there (results/subpel_shadow_cpu.sh makes the street clips).
-exp_clips() {
+# exp_study CLIPS PRESET RANGE: for results/*_cpu.sh: CLIPS, PRESET and
+# RANGE from the environment, else these defaults; exits unless every
+# D/CLIP.y4m is there (results/subpel_shadow_cpu.sh makes the street clips).
+exp_study() {
     local c
-    for c in "$@"; do
+    CLIPS="${CLIPS:-$1}" PRESET="${PRESET:-$2}" RANGE="${RANGE:-$3}"
+    for c in $CLIPS; do
         [ -s "$D/$c.y4m" ] || { echo "no $D/$c.y4m: run results/subpel_shadow_cpu.sh once (it makes the street clips)"; exit 1; }
     done
 }
