@@ -16,15 +16,13 @@ set -u
 . "$(dirname "$0")/../tests/lib.sh"   # TOP, B, D
 exp_setup adapt_hex_cpu "${1:-}"   # X, W
 exp_study street_540p_30 veryslow 16   # CLIPS, PRESET, RANGE
-QPS="22 27 32 37"
-grid() { for c in $CLIPS; do for q in $QPS; do for n in off hex; do echo "$c $n $q"; done; done; done; }
 encode() {   # CLIP CONFIG QP OUT (exp_grid)
     local e=""
     [ "$2" = hex ] && e="X264_GPU_ME_ADAPT_HEX=1"
     echo "env $e $X --preset $PRESET --threads 1 --qp $3 --psnr --gpu-me --gpu-me-backend c --gpu-me-split 10" \
          "--gpu-me-range $RANGE --gpu-me-stats -o $4.264 $D/$1.y4m"
 }
-grid | exp_grid encode
+exp_grid encode off hex
 PYTHONPATH="$TOP/results" python3 - "$W" "$CLIPS" <<'PY'
 import re, sys
 from bdrate import bd_table, read_rd

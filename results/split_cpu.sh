@@ -17,16 +17,14 @@ set -u
 exp_setup split_cpu "${1:-}"   # X, W
 exp_study "street_540p_30 street_540p_bounce60" medium 16   # CLIPS, PRESET, RANGE
 NS="${NS:-0 20}"
-QPS="22 27 32 37"
-CFGS="off $NS"
-grid() { for c in $CLIPS; do for q in $QPS; do for n in $CFGS; do echo "$c $n $q"; done; done; done; }
 encode() {   # CLIP CONFIG QP OUT (exp_grid)
     local n=0
     [ "$2" = off ] || n="$2"
     echo "$X --preset $PRESET --threads 1 --qp $3 --psnr --gpu-me --gpu-me-backend c --gpu-me-split $n" \
          "--gpu-me-range $RANGE --gpu-me-stats -o $4.264 $D/$1.y4m"
 }
-grid | exp_grid encode
+# shellcheck disable=SC2086
+exp_grid encode off $NS
 PYTHONPATH="$TOP/results" python3 - "$W" "$CLIPS" "$NS" <<'PY'
 import re, sys
 from bdrate import bd_table, read_rd

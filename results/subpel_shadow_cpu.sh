@@ -44,9 +44,6 @@ env_of() {
         s*)  echo "X264_GPU_ME_SUBPEL_SITES=${1#s} X264_GPU_ME_SUBPEL_SHADOW=1 X264_GPU_ME_SUBPEL_GUARD=0" ;;
     esac
 }
-QPS="22 27 32 37"
-# every encode: CLIP CONFIG QP
-grid() { for c in $CLIPS; do for q in $QPS; do for cfg in $CFGS; do echo "$c $cfg $q"; done; done; done; }
 FRAMES="${FRAMES:-30}"
 encode() {   # CLIP CONFIG QP OUT (exp_grid)
     local n=20
@@ -54,7 +51,8 @@ encode() {   # CLIP CONFIG QP OUT (exp_grid)
     echo "env $(env_of "$2") $X --preset $PRESET --threads $THREADS --qp $3 --frames $FRAMES --psnr --gpu-me" \
          "--gpu-me-backend c --gpu-me-range $RANGE --gpu-me-subpel $n --gpu-me-stats -o $4.264 $D/$1.y4m"
 }
-grid | exp_grid encode
+# shellcheck disable=SC2086
+exp_grid encode $CFGS
 PYTHONPATH="$TOP/results" python3 - "$W" "$CLIPS" "$CFGS" <<'PY'
 import re, sys
 from bdrate import bd_table, read_rd

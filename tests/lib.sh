@@ -214,19 +214,21 @@ exp_study() {
     done
 }
 
-# exp_grid CMD: for results/*_cpu.sh after exp_setup: every "CLIP CONFIG QP"
-# line of stdin encoded, in parallel on every core, by the command line that
-# "CMD CLIP CONFIG QP OUT" prints (environment, x264 and its options, with
-# output OUT.264), logging to OUT.log, OUT being W/CLIP_CONFIG_QP; encodes
-# already done in W are kept.  Then W/rd.csv: CLIP,CONFIG,QP,kb/s,PSNR-Y
-# (results/bdrate.py's read_rd()).
+# exp_grid CMD CONFIG...: for results/*_cpu.sh after exp_setup: every clip
+# of CLIPS at every QP of QPS (default 22 27 32 37) in every CONFIG encoded,
+# in parallel on every core, by the command line that "CMD CLIP CONFIG QP
+# OUT" prints (environment, x264 and its options, with output OUT.264),
+# logging to OUT.log, OUT being W/CLIP_CONFIG_QP; encodes already done in W
+# are kept.  Then W/rd.csv: CLIP,CONFIG,QP,kb/s,PSNR-Y (results/bdrate.py's
+# read_rd()).
 exp_grid() {
-    local lines c cfg q o
-    lines="$(cat)"
+    local cmd="$1" lines c cfg q o
+    shift
+    lines="$(for c in $CLIPS; do for q in ${QPS:-22 27 32 37}; do for cfg in "$@"; do echo "$c $cfg $q"; done; done; done)"
     while read -r c cfg q; do
         o="$W/${c}_${cfg}_$q"
         grep -q "^encoded" "$o.log" 2>/dev/null && continue
-        echo "$("$1" "$c" "$cfg" "$q" "$o") > $o.log 2>&1"
+        echo "$("$cmd" "$c" "$cfg" "$q" "$o") > $o.log 2>&1"
     done <<< "$lines" | xargs -P "$(nproc)" -I{} bash -c {}
     while read -r c cfg q; do
         echo "$c,$cfg,$q,$(x264_log_stats "$W/${c}_${cfg}_$q.log" kbps psnr_y)"
