@@ -208,7 +208,8 @@ sec_end() {
 
 # ------------------------------------------------------------ encodes
 # x264_run NAME INPUT ARGS...: one encode (lib.sh's enc) unless the section
-# is out of time; sets R_RC (exit status, or "skipped"), R_WALL (s), R_CMD,
+# is out of time; sets R_RC (exit status, or "skipped"), R_WALL (s), R_CPU
+# (s of CPU, user + system: over R_WALL, how many cores the encode kept busy), R_CMD,
 # R_LOG.  The log is kept (OUT/logs_SECTION.tgz), the stream deleted
 # (kept with KEEP_264=1).
 x264_run() {
@@ -216,16 +217,21 @@ x264_run() {
     R_LOG="$LOGS/$name.log"
     R_CMD="${ENC_PIN:+taskset -c $ENC_PIN }${ENC_ENV:+$ENC_ENV }$(rel "$X264") --no-progress $* -o $(rel "$W")/$name.264 $(rel "$in")"
     if [ "$(left)" -le 0 ]; then
-        R_RC=skipped; R_WALL=""; echo "skipped (over budget)" > "$R_LOG"; return 1
+        R_RC=skipped; R_WALL=""; R_CPU=""; echo "skipped (over budget)" > "$R_LOG"; return 1
     fi
     # shellcheck disable=SC2034
     ENC_TIMEOUT=$(( $(left) + 20 ))
     t0=$(date +%s.%N)
-    enc "$X264" "$name" "$in" "$@"
+    # the encode's CPU time (user + system, x264's threads summed): bash's
+    # time keyword, on stderr of the group (enc sends x264's own to its log)
+    local TIMEFORMAT='%3U %3S'
+    { time enc "$X264" "$name" "$in" "$@" ; } 2> "$W/$name.time"
     # shellcheck disable=SC2154
     R_RC=$rc
     t1=$(date +%s.%N)
     R_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+    R_CPU=$(tail -n 1 "$W/$name.time" | awk 'NF == 2 { printf "%.3f", $1 + $2 }')
+    rm -f "$W/$name.time"
     mv -f "$W/$name.log" "$R_LOG"
     [ "${KEEP_264:-0}" = 1 ] || rm -f "$W/$name.264"
     [ "$R_RC" = 0 ] || { echo "  FAILED ($R_RC): $R_CMD"; tail -3 "$R_LOG" | sed 's/^/    /'; }
@@ -335,7 +341,7 @@ table1() {
 }
 
 # ------------------------------------------------------------ Table 2
-T2_HDR="clip,res,preset,threads,config,qp,frames,kind,repeat,rc,wall_s,$STATS_HDR,me_int_ms_frame,$META_HDR,command"
+T2_HDR="clip,res,preset,threads,config,qp,frames,kind,repeat,rc,wall_s,cpu_s,$STATS_HDR,me_int_ms_frame,$META_HDR,command"
 t2_frames() {   # KIND THREADS RES PRESET: frames of a quality or speed run
     local spec
     case "$1.$2" in
@@ -351,19 +357,24 @@ t2_frames() {   # KIND THREADS RES PRESET: frames of a quality or speed run
 # build with other compiled-in choices, side by side with the others);
 # CONFIG+VAR=VALUE (before any @FILE; several +s allowed) runs it with the
 # environment variable set (developer switches such as X264_GPU_ME_CANDS=1
-# or, with the experiment build, X264_LOOKAHEAD_MERANGE=16).
+# or, with the experiment build, X264_LOOKAHEAD_MERANGE=16); CONFIG%ARG
+# (before any +; several %s allowed) adds ARG to x264's command line, in
+# the --name=value form (gpu%--lookahead-threads=4: an x264 option a
+# configuration does not set, A/B against the same configuration without).
 t2_one() {   # KIND REPEAT RES PRESET THREADS CONFIG QP: one encode, one row in $T2_ROWS/
-    local kind="$1" rep="$2" res="$3" p="$4" t="$5" c="$6" q="$7" f in name bin cfg envs=""
+    local kind="$1" rep="$2" res="$3" p="$4" t="$5" c="$6" q="$7" f in name bin cfg envs="" extra=""
     f=$(t2_frames "$kind" "$t" "$res" "$p")
     in="$DC/$(clip_name "$res").y4m"
     bin="$X264"; [ "${c#*@}" != "$c" ] && bin="${c#*@}"
     cfg="${c%%@*}"
     [ "${cfg#*+}" != "$cfg" ] && envs="$(echo "${cfg#*+}" | tr '+' ' ')"
     cfg="${cfg%%+*}"
-    name="t2_${res}_${p}_${t}t_$(echo "$c" | tr '@/.+=' '_____')_q${q}_${kind}${rep}"
-    # shellcheck disable=SC2046
-    ENC_ENV="$envs" X264="$bin" x264_run "$name" "$in" --preset "$p" --qp "$q" --threads "$t" --frames "$f" --psnr --ssim --gpu-me-stats $(cfg_args "$cfg")
-    echo "$(clip_name "$res"),$res,$p,$t,$c,$q,$f,$kind,$rep,$R_RC,$R_WALL,$(stats "$R_LOG"),$(me_stats "$R_LOG" | cut -d, -f3),$META,\"$R_CMD\"" \
+    [ "${cfg#*%}" != "$cfg" ] && extra="$(echo "${cfg#*%}" | tr '%' ' ')"
+    cfg="${cfg%%\%*}"
+    name="t2_${res}_${p}_${t}t_$(echo "$c" | tr '@/.+=%' '______')_q${q}_${kind}${rep}"
+    # shellcheck disable=SC2046,SC2086  # the configuration's words
+    ENC_ENV="$envs" X264="$bin" x264_run "$name" "$in" --preset "$p" --qp "$q" --threads "$t" --frames "$f" --psnr --ssim --gpu-me-stats $(cfg_args "$cfg") $extra
+    echo "$(clip_name "$res"),$res,$p,$t,$c,$q,$f,$kind,$rep,$R_RC,$R_WALL,$R_CPU,$(stats "$R_LOG"),$(me_stats "$R_LOG" | cut -d, -f3),$META,\"$R_CMD\"" \
         > "$T2_ROWS/$name.csv"
 }
 

@@ -260,7 +260,7 @@ def table1_md(rows, many, bench_heads):
 T2_FIELDS = ['clip', 'res', 'preset', 'threads', 'config', 'frames_rd', 'frames_fps', 'qps', 'repeats', 'fps', 'fps_min', 'fps_max',
              'wall_s', 'fps_vs_stock', 'fps_vs_mvt64', 'wall_vs_stock_paired', 'wall_vs_stock_paired_min',
              'wall_vs_stock_paired_max', 'bd_psnr_vs_stock', 'bd_psnr_vs_mvt64', 'bd_ssim_vs_mvt64',
-             'kbps_speed_qp', 'psnr_speed_qp', 'gpu_wait_pct', 'me_int_ms_frame', 'deterministic', 'anchor_mvt64',
+             'kbps_speed_qp', 'psnr_speed_qp', 'gpu_wait_pct', 'me_int_ms_frame', 'cores_busy', 'deterministic', 'anchor_mvt64',
              'missing'] + META + ['commands']
 NAMES = {'stock': 'stock', 'stock_mvt64': 'stock --mvrange-thread 64', 'gpu': '--gpu-me',
          'gpu_r64': '--gpu-me --gpu-me-range 64', 'esa64': '--me esa --merange 64',
@@ -366,6 +366,11 @@ def table2(outdir, files=()):
             waits = [num(r.get('gpu_wait_pct')) for r in sp if num(r.get('gpu_wait_pct')) is not None]
             x['gpu_wait_pct'] = median(waits) if waits else None
             x['me_int_ms_frame'] = median([num(r['me_int_ms_frame']) for r in sp if num(r.get('me_int_ms_frame'))])
+            # CPU seconds over wall seconds of the speed runs (runs before
+            # the cpu_s column have none): below the thread count, threads
+            # waited (on each other, the lookahead, the GPU, or start-up)
+            busy = [div(num(r.get('cpu_s')), num(r['wall_s'])) for r in sp if num(r.get('cpu_s')) and num(r.get('wall_s'))]
+            x['cores_busy'] = median(busy) if busy else None
             x['missing'] = ' '.join(sorted('qp%s/%s%s:%s' % (r['qp'], r['kind'], r.get('repeat', ''), r['rc'])
                                            for r in cfgs[c] if r['rc'] != '0'))
             x.update(meta_of(cfgs[c]))
@@ -381,7 +386,8 @@ def table2_md(rows, runs):
     out = ['## Table 2: whole encoder, fps and BD-rate (PSNR-Y)\n',
            'Per clip, preset and thread count; BD-rate over QPs %s (negative: fewer bits at equal PSNR-Y); '
            'fps: x264\'s own figure at the speed QP, median of the repeats (min-max), each repeat running '
-           'every configuration once; wall: seconds per encode, process start (and CUDA start-up) included. '
+           'every configuration once; wall: seconds per encode, process start (and CUDA start-up) included; '
+           'cores busy: CPU seconds (user + system) over wall seconds of the speed runs, median. '
            'Anchors: stock x264, and stock `--mvrange-thread 64` (the same vertical MV range between frame '
            'threads as the GPU search; at 1 thread the option does nothing and the anchor is stock).\n'
            % (rows[0]['qps'] if rows else '')]
@@ -394,8 +400,8 @@ def table2_md(rows, runs):
             out.append('Speed runs several at a time, each pinned to its own CPU (`taskset -c`, CPUs %s): '
                        'the configurations of a row ran side by side, under the same load.\n'
                        % ', '.join(sorted(pinned, key=int)))
-        out.append('| clip | preset | config | frames RD / fps | fps (min-max) | wall s | fps vs stock | fps vs mvt64 | wall vs stock, paired (min-max) | BD vs stock | BD vs mvt64 | BD-SSIM vs mvt64 | GPU wait (speed runs) | x264 int. ME ms/frame |')
-        out.append('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+        out.append('| clip | preset | config | frames RD / fps | fps (min-max) | wall s | fps vs stock | fps vs mvt64 | wall vs stock, paired (min-max) | BD vs stock | BD vs mvt64 | BD-SSIM vs mvt64 | GPU wait (speed runs) | x264 int. ME ms/frame | cores busy |')
+        out.append('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
         for r in rows:
             if r['threads'] != threads:
                 continue
@@ -404,12 +410,13 @@ def table2_md(rows, runs):
             if r['wall_vs_stock_paired'] is not None and r['config'] != 'stock':
                 pw = '%.3fx (%.3f-%.3f)' % (r['wall_vs_stock_paired'], r['wall_vs_stock_paired_min'],
                                             r['wall_vs_stock_paired_max'])
-            out.append('| %s | %s | %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            out.append('| %s | %s | %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
                 r['clip'], r['preset'], NAMES.get(r['config'], r['config']), '%s / %s' % (r['frames_rd'], r['frames_fps']),
                 fmt(r['fps']), rng,
                 fmt(r['wall_s']), ratio(r['fps_vs_stock']), ratio(r['fps_vs_mvt64']), pw, pct(r['bd_psnr_vs_stock']),
                 pct(r['bd_psnr_vs_mvt64']), pct(r['bd_ssim_vs_mvt64']),
-                '-' if r['gpu_wait_pct'] is None else '%.2f%%' % r['gpu_wait_pct'], fmt(r['me_int_ms_frame'])))
+                '-' if r['gpu_wait_pct'] is None else '%.2f%%' % r['gpu_wait_pct'], fmt(r['me_int_ms_frame']),
+                '-' if r['cores_busy'] is None else '%.1f' % r['cores_busy']))
     out.append('\n### Summary: against stock `--mvrange-thread 64` (1 thread: stock), BD-rate at fps ratio\n')
     keys = sorted({(r['clip'], r['res'], r['preset']) for r in rows},
                   key=lambda k: sort_key((k[0], k[1], k[2], '0')))
