@@ -15,6 +15,8 @@
 #               on the CUDA backend
 #   reliability results/reliability_gpu.sh $OUT/reliability (not by default:
 #               its memory case encodes for more than a minute)
+#   opencl      whether x264's own OpenCL lookahead (--opencl) loads here,
+#               with and without /usr/local/cuda/lib64 (information only)
 #   oldarch     build/device/x264-oldarch/x264 (kernels for sm_100 only, no
 #               PTX sm_90 can JIT: ./build.sh device): --gpu-me warns once,
 #               naming the GPU's compute capability, and encodes with x264's
@@ -162,6 +164,25 @@ oldarch)
             "$([ "$rc" != 0 ] && grep -q "error.*$re" "$W/cuda.log" && echo 1 || echo 0)"
         rm -f "$W"/*.yuv
     fi
+    ;;
+opencl)
+    # issue 12: x264's own OpenCL lookahead (--opencl; x264 dlopens
+    # libOpenCL.so at run time): can this machine run it, and from which
+    # library path?  Information for the table2 runs, not a test.
+    sec "x264's OpenCL lookahead (--opencl): usable here?"
+    # shellcheck disable=SC2012  # a listing for the reader
+    ls -l /usr/lib/x86_64-linux-gnu/libOpenCL.so* /usr/local/cuda/lib64/libOpenCL.so* /etc/OpenCL/vendors/* 2>&1 | sed 's/^/  /'
+    W="$OUT/opencl"; mkdir -p "$W/lib"
+    # x264 asks for libOpenCL.so, which only development packages provide:
+    # also try a folder where that name points at the loader ldconfig knows
+    so1="$(ldconfig -p 2>/dev/null | sed -n 's/.*libOpenCL\.so\.1 .*=> //p' | head -1)"
+    [ -n "$so1" ] && ln -sf "$so1" "$W/lib/libOpenCL.so"
+    for lp in "" /usr/local/cuda/lib64 ${so1:+"$W/lib"}; do
+        n="ocl_$(basename "${lp:-none}")"
+        LD_LIBRARY_PATH="$lp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ENC_DUMP=0 \
+            enc "$X264" "$n" foreman_cif.y4m --frames 30 --preset slower --opencl
+        echo "  LD_LIBRARY_PATH=${lp:-(as is)}: exit $rc; $(grep -i -m2 'opencl' "$W/$n.log" | tr '\n' ' ')"
+    done
     ;;
 *) echo "unknown section $w"; exit 2 ;;
 esac; done
