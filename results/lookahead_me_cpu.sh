@@ -3,7 +3,8 @@
 # search method (patches/experiments/0008, X264_LOOKAHEAD_ME=dia|hex|umh,
 # built by ./build.sh experiment).  With --gpu-me the frame threads wait
 # for x264's lookahead at slower and veryslow (results/subpel_prune.md,
-# "Fourteenth session"); half the lookahead's time is that search.  Stock
+# "Fourteenth session"); that search is 27-30% of the lookahead's time
+# (this script's perf table), its sub-pel refinement 34-37%.  Stock
 # x264 (no --gpu-me: the lookahead is the same code either way), street
 # 1080p, 54 frames, 4 threads (one lookahead thread), QP 22 27 32 37
 # (CLIPS, PRESET change them).  Prints BD-rates (PSNR-Y) against hex

@@ -15,8 +15,9 @@
 #               on the CUDA backend
 #   reliability results/reliability_gpu.sh $OUT/reliability (not by default:
 #               its memory case encodes for more than a minute)
-#   opencl      whether x264's own OpenCL lookahead (--opencl) loads here,
-#               with and without /usr/local/cuda/lib64 (information only)
+#   opencl      whether x264's own OpenCL lookahead (--opencl) loads here:
+#               the library path as it is, /usr/local/cuda/lib64, and a
+#               libOpenCL.so link to ldconfig's loader (information only)
 #   oldarch     build/device/x264-oldarch/x264 (kernels for sm_100 only, no
 #               PTX sm_90 can JIT: ./build.sh device): --gpu-me warns once,
 #               naming the GPU's compute capability, and encodes with x264's
