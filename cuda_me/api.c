@@ -610,6 +610,39 @@ static void cme_done( cuda_me_t *h, int i_cur )
     pthread_mutex_unlock( &h->lock );
 }
 
+/* The lookahead's search of one pair (lowres_spec.h): checked, then the
+ * backend's, now. */
+static int cme_lowres_search( cuda_me_t *h, const cuda_me_lowres_job_t *job, int16_t (*mvs)[2], int *costs )
+{
+    if( !h || !job || !mvs || !costs || !job->p_cost_mv || !job->fenc || !job->ref[0] || !job->ref[1] ||
+        !job->ref[2] || !job->ref[3] || job->i_mb_width < 1 || job->i_mb_width > 2048 || job->i_mb_height < 1 ||
+        job->i_mb_height > 2048 || job->i_me_range < 4 || job->i_me_range > 1024 || job->i_mv_range < 32 ||
+        job->i_mv_range > 8192 || job->i_lambda < 0 || job->i_lambda > 65535 || job->i_slices < 1 ||
+        job->i_slices > job->i_mb_height || job->i_fenc_stride < 8 * job->i_mb_width ||
+        job->i_stride < 8 * job->i_mb_width + 2 * CME_LOWRES_PAD )
+        return CUDA_ME_EINVAL;   /* nothing done; not sticky */
+    if( !h->be->lowres )
+        return CUDA_ME_ENOTBUILT;
+    int err = cme_error_get( h );
+    if( err )
+        return err;
+    const cme_lowres_param_t p = { job->i_mb_width, job->i_mb_height, job->i_me_range, job->i_mv_range,
+                                   job->i_lambda, job->i_slices, !!job->b_edges, job->p_cost_mv };
+    const double t0 = cme_time_ms();
+    err = h->be->lowres( h, &p, job->fenc, job->i_fenc_stride, job->ref, job->i_stride, mvs, costs );
+    const double t1 = cme_time_ms();
+    pthread_mutex_lock( &h->lock );
+    if( err < 0 )
+        cme_error_put( h, err );
+    else
+    {
+        h->stats.i_lowres_pairs++;
+        h->stats.f_lowres_ms += t1 - t0;
+    }
+    pthread_mutex_unlock( &h->lock );
+    return err < 0 ? err : 0;
+}
+
 static int cme_error( cuda_me_t *h )
 {
     return cme_error_get( h );
@@ -680,5 +713,6 @@ int cuda_me_init( int api_version, cuda_me_function_t *pf )
     pf->stats         = cme_stats;
     pf->flush         = cme_flush;
     pf->get_subpel    = cme_get_subpel;
+    pf->lowres_search = cme_lowres_search;
     return 0;
 }

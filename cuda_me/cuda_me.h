@@ -19,6 +19,9 @@
  *   sub-pel  optionally (i_subme 2..11) every candidate of every partition
  *            refined to quarter-pel as x264's refine_subpel does
  *            (subpel_spec.h; see i_subme and get_subpel)
+ *   lowres   separately, x264's lookahead search of one half-resolution
+ *            frame pair, bit for bit as x264 does it (lowres_spec.h; see
+ *            lowres_search)
  *
  * Two backends compute it: the C reference (always available) and CUDA.  Both
  * give bit-identical results, so an encoder that uses them produces
@@ -39,7 +42,7 @@
 extern "C" {
 #endif
 
-#define CUDA_ME_API_VERSION 8
+#define CUDA_ME_API_VERSION 9
 
 /* Partitions of one macroblock, in the order results are stored.
  * 4x4 blocks are numbered as x264 does: idx = 4*i8x8 + i4x4, where both
@@ -239,7 +242,36 @@ typedef struct cuda_me_stats_t
      * x i_cands x i_parts).  The half-pel planes count as uploads. */
     double  f_subpel_ms;
     int64_t i_subpel_parts;
+    /* lowres_search: frame pairs searched, and the time they took (the
+     * call's wall time: uploads, kernel, downloads; C: the search) */
+    int64_t i_lowres_pairs;
+    double  f_lowres_ms;
 } cuda_me_stats_t;
+
+/* The lookahead's lowres search of one frame pair (API 9): x264's own
+ * search (slicetype_mb_cost with do_search, x264_me_search_ref with hex
+ * and subme 4, lowres_spec.h), for every 8x8 block of the half-resolution
+ * frame in x264's reverse raster order per lookahead slice.  Independent
+ * of open()'s frames, sizes and range. */
+typedef struct cuda_me_lowres_job_t
+{
+    int i_mb_width;             /* 8x8 blocks per row (x264's h->mb.i_mb_width), 1..2048 */
+    int i_mb_height;            /* rows, 1..2048 */
+    int i_me_range;             /* the lookahead's range (i_me_range_la, else --merange), 4..1024 */
+    int i_mv_range;             /* param.analyse.i_mv_range, 32..8192 */
+    int i_lambda;               /* the lookahead's lambda (a->i_lambda), 0..65535 */
+    int i_slices;               /* param.i_lookahead_threads, 1..i_mb_height */
+    int b_edges;                /* x264's do_edges: the outer ring of blocks is searched too */
+    /* a->p_cost_mv: the cost of a component d quarter-pels from the
+     * predictor at p_cost_mv[d], for |d| <= 8 * i_mv_range */
+    const uint16_t *p_cost_mv;
+    const uint8_t *fenc;        /* lowres plane of the frame searched, pixel (0,0) */
+    intptr_t i_fenc_stride;
+    /* the reference's lowres planes F, H, V, C (x264's lowres[0..3]), pixel
+     * (0,0), one stride, each with x264's replicated border of 32 pixels */
+    const uint8_t *ref[4];
+    intptr_t i_stride;
+} cuda_me_lowres_job_t;
 
 /* Optional per-search parameters (copied by submit). */
 typedef struct cuda_me_job_t
@@ -296,6 +328,16 @@ typedef struct cuda_me_function_t
      * Blocks as get() does; NULL where get() is, and always without
      * i_subme.  Valid until done(i_cur). */
     const cuda_me_subpel_result_t *(*get_subpel)( cuda_me_t *h, int i_cur, int i_ref );
+    /* The lookahead's search of one pair (cuda_me_lowres_job_t), now:
+     * returns when mvs and costs hold the results.  mvs and costs are
+     * x264's arrays of the pair (fenc->lowres_mvs[l][d-1],
+     * lowres_mv_costs[l][d-1]; i_mb_width per row): the entries of the
+     * blocks searched are written, the others read where x264 reads them
+     * (neighbours outside the searched area, without b_edges).  One caller
+     * at a time; may run while other threads call get().  Returns 0,
+     * CUDA_ME_EINVAL (nothing done; not sticky), CUDA_ME_ENOTBUILT (no such
+     * search in this backend), or < 0: an error, then sticky. */
+    int (*lowres_search)( cuda_me_t *h, const cuda_me_lowres_job_t *job, int16_t (*mvs)[2], int *costs );
 } cuda_me_function_t;
 
 /* Fills *pf.  Returns 0, or < 0 if api_version is not CUDA_ME_API_VERSION. */

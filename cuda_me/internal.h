@@ -12,6 +12,7 @@
 #include "spec.h"
 #include "subpel_spec.h"
 #include "subpel_jobs.h"
+#include "lowres_spec.h"
 
 #define CME_MAX_PARTS CUDA_ME_NPART
 
@@ -81,6 +82,9 @@ typedef struct cme_backend_t
     void (*flush)( cuda_me_t *h );
     /* Optional: bring h->stats up to date (called without h->lock). */
     void (*stats_sync)( cuda_me_t *h );
+    /* Optional: the lookahead's search of one pair (lowres_spec.h), now. */
+    int  (*lowres)( cuda_me_t *h, const cme_lowres_param_t *p, const uint8_t *fenc, intptr_t i_fenc_stride,
+                    const uint8_t *const ref[4], intptr_t i_stride, int16_t (*mvs)[2], int *costs );
 } cme_backend_t;
 
 enum cme_fault_kind
@@ -202,6 +206,11 @@ void cme_subpel_jobs_c( const uint8_t *cur, intptr_t i_cur_stride, const uint8_t
                         const int16_t *centre, const cuda_me_result_t *res, int i_parts, int i_cands,
                         int i_sub_first, int i_sub_parts, const uint16_t *cost_mv, int i_cost_mv, int i_subme,
                         int b_fpel_satd, cme_subpel_job_t *job );
+
+/* lowres_c.c: the lookahead's search of one pair (lowres_spec.h), the
+ * reference of the CUDA kernel: entries of the blocks searched written. */
+void cme_lowres_frame_c( const cme_lowres_param_t *p, const uint8_t *fenc, intptr_t i_fenc_stride,
+                         const uint8_t *const ref[4], intptr_t i_stride, int16_t (*mvs)[2], int *costs );
 
 void cme_copy_padded( uint8_t *dst, intptr_t i_dst_stride, const uint8_t *src, intptr_t i_src_stride,
                       int w, int h );

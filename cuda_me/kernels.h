@@ -12,6 +12,7 @@
 #include "cuda_me.h"
 #include "subpel_spec.h"
 #include "subpel_jobs.h"
+#include "lowres_spec.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -156,6 +157,24 @@ typedef struct cme_subpel_jobs_launch_t
 } cme_subpel_jobs_launch_t;
 
 cudaError_t cme_cuda_subpel_jobs( const cme_subpel_jobs_launch_t *l, cudaStream_t stream );
+
+/* The lookahead's search of one pair (lowres_spec.h), one thread block:
+ * every pointer device memory (p.p_cost_mv too, the centre of its table);
+ * fenc and ref[0..3] at pixel (0,0), the planes with CME_LOWRES_PAD of
+ * border; mvs and costs x264's arrays' copies (entries outside the
+ * searched area read, not written). */
+typedef struct cme_lowres_launch_t
+{
+    cme_lowres_param_t p;
+    const uint8_t *fenc;
+    intptr_t i_fenc_stride;
+    const uint8_t *ref[4];
+    intptr_t i_stride;
+    int16_t (*mvs)[2];
+    int *costs;
+} cme_lowres_launch_t;
+
+cudaError_t cme_cuda_lowres( const cme_lowres_launch_t *l, cudaStream_t stream );
 
 #ifdef __cplusplus
 }

@@ -286,6 +286,15 @@ static void c_job_retire( cuda_me_t *h, cme_job_t *j )
     (void)h; (void)j;
 }
 
+static int c_lowres( cuda_me_t *h, const cme_lowres_param_t *p, const uint8_t *fenc, intptr_t i_fenc_stride,
+                     const uint8_t *const ref[4], intptr_t i_stride, int16_t (*mvs)[2], int *costs )
+{
+    if( cme_fault( h, CME_FAULT_LAUNCH ) )
+        return CUDA_ME_EDEVICE;
+    cme_lowres_frame_c( p, fenc, i_fenc_stride, ref, i_stride, mvs, costs );
+    return 0;
+}
+
 const cme_backend_t cme_backend_c =
 {
     .name        = "C reference",
@@ -299,4 +308,5 @@ const cme_backend_t cme_backend_c =
     .job_submit  = c_job_submit,
     .job_finish  = c_job_finish,
     .job_retire  = c_job_retire,
+    .lowres      = c_lowres,
 };

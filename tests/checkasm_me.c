@@ -915,6 +915,152 @@ static void open_cuda_and_c( const cuda_me_function_t *F, cuda_me_param_t *p, cu
     ck_assert_msg( h[0] && h[1], "%s: open failed (CUDA %p, C %p)", name, (void*)h[0], (void*)h[1] );
 }
 
+/* ---------------------------------------------------------------- lowres */
+
+/* The lookahead's search (lowres_search, lowres_spec.h) on CUDA and C:
+ * the same vectors and costs, every entry of x264's arrays (the stale
+ * ones outside the searched area too), from half-resolution planes made
+ * of two frames of a real clip (F the 2x2 mean, H, V, C rounded means of
+ * neighbours: any bytes do for CUDA == C; that C is x264's own search is
+ * tests/e2e.sh's --gpu-me-lookahead A/B), a border of 32 replicated. */
+static const struct { const char *clip; int a, b, slices, edges, range; } lr_cases[] =
+{
+    { "foreman_cif.y4m", 0, 3, 1, 1, 16 }, { "foreman_cif.y4m", 5, 1, 2, 0, 16 },
+    { "foreman_cif.y4m", 9, 2, 3, 1, 64 }, { "street_1080p_2.y4m", 1, 0, 1, 0, 64 },
+    { "street_1080p_2.y4m", 0, 1, 2, 1, 16 },
+};
+
+typedef struct { uint8_t *buf, *p[4]; intptr_t stride; int w, h; } lr_planes_t;
+
+static void lr_make( lr_planes_t *o, const tframe_t *f )
+{
+    const int w = f->w / 16 * 8, h = f->h / 16 * 8, pad = CME_LOWRES_PAD;
+    o->w = w;
+    o->h = h;
+    o->stride = w + 2 * pad;
+    const size_t n = (size_t)o->stride * (h + 2 * pad);
+    o->buf = malloc( 4 * n );
+    ck_assert( o->buf );
+    for( int i = 0; i < 4; i++ )
+        o->p[i] = o->buf + i * n + pad * o->stride + pad;
+    for( int y = 0; y < h; y++ )
+        for( int x = 0; x < w; x++ )
+        {
+            const uint8_t *s = f->p + 2 * y * f->stride + 2 * x;
+            o->p[0][y * o->stride + x] = (uint8_t)((s[0] + s[1] + s[f->stride] + s[f->stride + 1] + 2) >> 2);
+        }
+    for( int y = 0; y < h; y++ )
+        for( int x = 0; x < w; x++ )
+        {
+            const uint8_t *c = o->p[0] + y * o->stride + x;
+            const int r = x + 1 < w ? c[1] : c[0], d = y + 1 < h ? c[o->stride] : c[0];
+            const int rd = x + 1 < w && y + 1 < h ? c[o->stride + 1] : d;
+            o->p[1][y * o->stride + x] = (uint8_t)((c[0] + r + 1) >> 1);
+            o->p[2][y * o->stride + x] = (uint8_t)((c[0] + d + 1) >> 1);
+            o->p[3][y * o->stride + x] = (uint8_t)((c[0] + r + d + rd + 2) >> 2);
+        }
+    for( int i = 0; i < 4; i++ )
+        for( int y = -pad; y < h + pad; y++ )
+            for( int x = -pad; x < w + pad; x++ )
+            {
+                const int cx = x < 0 ? 0 : x >= w ? w - 1 : x, cy = y < 0 ? 0 : y >= h ? h - 1 : y;
+                o->p[i][y * o->stride + x] = o->p[i][cy * o->stride + cx];
+            }
+}
+
+START_TEST( test_lowres )
+{
+    char name[128];
+    snprintf( name, sizeof(name), "lowres search CUDA == C (%s %d in %d, %d slice%s, edges %d, range %d)",
+              lr_cases[_i].clip, lr_cases[_i].a, lr_cases[_i].b, lr_cases[_i].slices, lr_cases[_i].slices > 1 ? "s" : "",
+              lr_cases[_i].edges, lr_cases[_i].range );
+    if( !have_gpu( name ) )
+        return;
+    char path[512];
+    snprintf( path, sizeof(path), "%s/%s", test_data_dir(), lr_cases[_i].clip );
+    tframe_t f[2];
+    if( tframe_read_y4m( &f[0], path, lr_cases[_i].a ) || tframe_read_y4m( &f[1], path, lr_cases[_i].b ) )
+        ck_abort_msg( "cannot read %s", path );
+    lr_planes_t cur, ref;
+    lr_make( &cur, &f[0] );
+    lr_make( &ref, &f[1] );
+    /* x264's table at the lookahead's lambda (QP 12: 1) shape: lambda *
+     * (1 + 2 * log2 bits), +-4*4*2048 */
+    const int lambda = 1 + _i % 2, half = 4 * 4 * 2048;
+    uint16_t *cost = malloc( (2 * half + 1) * sizeof(uint16_t) );
+    ck_assert( cost );
+    for( int d = -half; d <= half; d++ )
+    {
+        int bits = 1, v = d < 0 ? -d : d;
+        while( v ) { bits += 2; v >>= 1; }
+        cost[d + half] = (uint16_t)(lambda * bits);
+    }
+    const int mbw = cur.w / 8, mbh = cur.h / 8, mb = mbw * mbh;
+    cuda_me_function_t F;
+    cuda_me_init( CUDA_ME_API_VERSION, &F );
+    cuda_me_param_t p = { 0 };
+    p.i_width = f[0].w / 16 * 16;
+    p.i_height = f[0].h / 16 * 16;
+    p.i_range = 16;
+    p.i_mv_range = 512;
+    p.i_parts = CUDA_ME_NPART_8x8;
+    cuda_me_t *h[2];
+    open_cuda_and_c( &F, &p, h, name );
+    const cuda_me_lowres_job_t job = { mbw, mbh, lr_cases[_i].range, 512, lambda, lr_cases[_i].slices, lr_cases[_i].edges,
+                                       cost + half, cur.p[0], cur.stride,
+                                       { ref.p[0], ref.p[1], ref.p[2], ref.p[3] }, ref.stride };
+    int16_t (*mvs[2])[2];
+    int *costs[2];
+    uint32_t rng = test_seed() + 31 * _i;
+    for( int k = 0; k < 2; k++ )
+    {
+        mvs[k] = malloc( mb * sizeof(*mvs[k]) );
+        costs[k] = malloc( mb * sizeof(int) );
+        ck_assert( mvs[k] && costs[k] );
+    }
+    for( int i = 0; i < mb; i++ )   /* what the arrays held: stale entries */
+    {
+        rng = rng * 1664525u + 1013904223u;
+        mvs[0][i][0] = mvs[1][i][0] = (int16_t)((int)(rng >> 8 & 127) - 64);
+        mvs[0][i][1] = mvs[1][i][1] = (int16_t)((int)(rng >> 16 & 63) - 32);
+        costs[0][i] = costs[1][i] = (int)(rng >> 4 & 4095);
+    }
+    for( int k = 0; k < 2; k++ )
+        ck_assert_int_eq( F.lowres_search( h[k], &job, mvs[k], costs[k] ), 0 );
+    int bad = 0, moved = 0;
+    for( int i = 0; i < mb; i++ )
+    {
+        moved += mvs[1][i][0] || mvs[1][i][1];
+        if( mvs[0][i][0] != mvs[1][i][0] || mvs[0][i][1] != mvs[1][i][1] || costs[0][i] != costs[1][i] )
+        {
+            if( bad++ < 5 )
+                printf( "%s: block (%d, %d): CUDA (%d, %d) cost %d, C (%d, %d) cost %d\n", name, i % mbw, i / mbw,
+                        mvs[0][i][0], mvs[0][i][1], costs[0][i], mvs[1][i][0], mvs[1][i][1], costs[1][i] );
+        }
+    }
+    ck_assert_msg( !bad, "%s: %d of %d blocks differ", name, bad, mb );
+    cuda_me_stats_t st;
+    F.stats( h[0], &st );
+    printf( "--- %s: %d blocks equal (%d non-zero vectors), CUDA %.3f ms\n", name, mb, moved, st.f_lowres_ms );
+    /* bad jobs: nothing done, not sticky */
+    cuda_me_lowres_job_t bj = job;
+    bj.i_slices = mbh + 1;
+    ck_assert_int_eq( F.lowres_search( h[0], &bj, mvs[0], costs[0] ), CUDA_ME_EINVAL );
+    ck_assert_int_eq( F.error( h[0] ), 0 );
+    for( int k = 0; k < 2; k++ )
+    {
+        F.close( h[k] );
+        free( mvs[k] );
+        free( costs[k] );
+    }
+    free( cost );
+    free( cur.buf );
+    free( ref.buf );
+    tframe_free( &f[0] );
+    tframe_free( &f[1] );
+}
+END_TEST
+
 /* The whole library path (put, submit, get, done, release) with many frames
  * in flight and several references per frame: CUDA and C give the same,
  * without and with x264's frame-thread MV limit. */
@@ -1449,6 +1595,8 @@ Suite *checkasm_suite( void )
     tcase_add_loop_test( tc, test_subpel_refine, 0, sizeof(sp_refine_cases)/sizeof(*sp_refine_cases) );
 #endif
     tcase_add_loop_test( tc, test_backend_subpel, 0, sizeof(sp_backend_cases)/sizeof(*sp_backend_cases) );
+    /* the lookahead's search: CK_RUN_SUITE=gpu CK_RUN_CASE=subpel too */
+    tcase_add_loop_test( tc, test_lowres, 0, sizeof(lr_cases)/sizeof(*lr_cases) );
     suite_add_tcase( s, tc );
     return s;
 }

@@ -168,22 +168,40 @@ oldarch)
     ;;
 opencl)
     # issue 12: x264's own OpenCL lookahead (--opencl; x264 dlopens
-    # libOpenCL.so at run time): can this machine run it, and from which
-    # library path?  Information for the table2 runs, not a test.
+    # libOpenCL.so at run time): can this machine run it, and with which
+    # environment?  Information for the table2 runs, not a test.  The
+    # loader: ldconfig's libOpenCL.so.1, else $OCL_LOADER (a copy carried
+    # from the build machine: Debian's ocl-icd-libopencl1); the driver: the
+    # ICD files in /etc/OpenCL/vendors, else one written here that names
+    # the libnvidia-opencl.so.1 the container has.  The environment that
+    # worked is printed as "opencl env: VAR=VALUE ..." and written to
+    # $OUT/opencl/env (empty when none did).
     sec "x264's OpenCL lookahead (--opencl): usable here?"
+    W="$OUT/opencl"; mkdir -p "$W/lib" "$W/vendors"
     # shellcheck disable=SC2012  # a listing for the reader
-    ls -l /usr/lib/x86_64-linux-gnu/libOpenCL.so* /usr/local/cuda/lib64/libOpenCL.so* /etc/OpenCL/vendors/* 2>&1 | sed 's/^/  /'
-    W="$OUT/opencl"; mkdir -p "$W/lib"
-    # x264 asks for libOpenCL.so, which only development packages provide:
-    # also try a folder where that name points at the loader ldconfig knows
+    { ls -l /etc/OpenCL/vendors/ 2>&1; ldconfig -p 2>/dev/null | grep -i opencl
+      find / -xdev \( -name 'libnvidia-opencl*' -o -name 'libOpenCL*' -o -name '*.icd' \) 2>/dev/null | grep -v '^/proc' | head -20
+    } | sed 's/^/  /'
     so1="$(ldconfig -p 2>/dev/null | sed -n 's/.*libOpenCL\.so\.1 .*=> //p' | head -1)"
+    [ -z "$so1" ] && [ -s "${OCL_LOADER:-}" ] && so1="$OCL_LOADER"
     [ -n "$so1" ] && ln -sf "$so1" "$W/lib/libOpenCL.so"
+    nv="$(ldconfig -p 2>/dev/null | sed -n 's/.*libnvidia-opencl\.so\.1 .*=> //p' | head -1)"
+    [ -z "$nv" ] && nv="$(find / -xdev -name 'libnvidia-opencl.so.1' 2>/dev/null | head -1)"
+    [ -n "$nv" ] && echo "$nv" > "$W/vendors/nvidia.icd"
+    : > "$W/env"
     for lp in "" /usr/local/cuda/lib64 ${so1:+"$W/lib"}; do
-        n="ocl_$(basename "${lp:-none}")"
-        LD_LIBRARY_PATH="$lp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ENC_DUMP=0 \
-            enc "$X264" "$n" foreman_cif.y4m --frames 30 --preset slower --opencl
-        echo "  LD_LIBRARY_PATH=${lp:-(as is)}: exit $rc; $(grep -i -m2 'opencl' "$W/$n.log" | tr '\n' ' ')"
+        for icd in "" ${nv:+"$W/vendors"}; do
+            e="${lp:+LD_LIBRARY_PATH=$lp}${icd:+ OCL_ICD_VENDORS=$icd}"
+            n="ocl_$(basename "${lp:-none}")_$(basename "${icd:-sys}")"
+            ENC_DUMP=0 ENC_ENV="$e" enc "$X264" "$n" foreman_cif.y4m --frames 30 --preset slower \
+                --opencl --opencl-clbin "$W/$n.clbin"
+            echo "  ${e:-(environment as is)}: exit $rc; $(grep -i -m2 'opencl' "$W/$n.log" | tr '\n' ' ')"
+            if [ "$rc" = 0 ] && [ ! -s "$W/env" ] && grep -q 'OpenCL acceleration enabled' "$W/$n.log"; then
+                echo "${e:-none}" > "$W/env"
+            fi
+        done
     done
+    echo "opencl env: $(cat "$W/env")"
     ;;
 *) echo "unknown section $w"; exit 2 ;;
 esac; done

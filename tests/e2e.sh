@@ -379,6 +379,30 @@ EOF
         fail "--gpu-me-split 10: expected the info line, some P and B 8x8 analyses skipped and another encode"
         grep -h "gpu-me: C\|8x8 analyses" "$W/split10.log"
     fi
+    # --gpu-me-lookahead 1 (patches/0025): the lookahead's own lowres
+    # search in cuda_me (cuda_me/lowres_spec.h) is x264's, bit for bit: the
+    # same bytes as x264 searching, with MB-tree (every block) and with --qp
+    # (x264 skips the outer ring), with two lookahead slices; the warm-up
+    # cut to one frame and a short lookahead so that most pairs reach
+    # cuda_me (the CUDA kernel: tests/checkasm_me.c, test_lowres)
+    LA="foreman_cif.y4m $C --threads 4 --lookahead-threads 2 --rc-lookahead 10 --gpu-me-range 16"
+    # shellcheck disable=SC2086
+    {
+    ENC_ENV=X264_GPU_ME_WARMUP=1 check la1 $LA --preset slower --gpu-me-lookahead 1 --gpu-me-stats
+    ENC_ENV=X264_GPU_ME_WARMUP=1 check la0 $LA --preset slower --gpu-me-lookahead 0
+    ENC_ENV=X264_GPU_ME_WARMUP=1 check la1q $LA --preset medium --qp 27 --gpu-me-lookahead 1 --gpu-me-stats
+    ENC_ENV=X264_GPU_ME_WARMUP=1 check la0q $LA --preset medium --qp 27
+    }
+    same la1 la0 "--gpu-me-lookahead 1 (MB-tree, 2 lookahead slices): the same bytes as x264's own lookahead search"
+    same la1q la0q "--gpu-me-lookahead 1 (--qp: the outer ring left as it was): the same bytes; 0 is the default"
+    for n in la1 la1q; do
+        la="$(sed -n 's/.*gpu-me: lookahead: \([0-9]*\) pairs searched by cuda_me .*/\1/p' "$W/$n.log")"
+        if [ -n "$la" ] && [ "$la" -gt 10 ]; then
+            pass "$n: $la lookahead pairs searched by cuda_me"
+        else
+            fail "$n: expected the lookahead's pairs in cuda_me"; grep -h "lookahead" "$W/$n.log"
+        fi
+    done
     # frames of more than 4 Mpixels: one candidate by default (foreman
     # scaled to 2304x1792, 4.1 Mpixels; a short range for the C search)
     [ -s "$D/big_2304x1792.y4m" ] || ffmpeg -nostdin -loglevel error -y -i "$D/foreman_cif.y4m" \
