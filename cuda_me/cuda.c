@@ -72,15 +72,14 @@ typedef struct cme_cmd_t
 typedef struct cme_cuda_t
 {
     int i_device;
-    /* lowres_search (one caller at a time): its stream and buffers */
+    /* lowres_search (one caller at a time): its stream, and its buffers
+     * with their sizes in bytes (grown as needed, kept) */
     cudaStream_t lr_stream;
     uint8_t *lr_planes;           /* fenc, then the reference's F, H, V, C with their border */
-    size_t lr_planes_bytes;
     int16_t (*lr_mvs)[2];
     int *lr_costs;
-    size_t lr_mb;
     uint16_t *lr_cost;
-    size_t lr_cost_n;
+    size_t lr_planes_bytes, lr_mvs_bytes, lr_costs_bytes, lr_cost_bytes;
     cudaEvent_t t0;               /* recorded at init: the origin of spans */
     pthread_mutex_t busy_lock;    /* busy (taken before h->lock) */
     cme_busy_t busy;              /* the device's work, ms since t0 */
@@ -1025,99 +1024,74 @@ static void cu_job_retire( cuda_me_t *h, cme_job_t *j )
         cme_set_error( h, ret );
 }
 
+/* lowres_search's buffer *p grown to at least need bytes (kept for the
+ * next pair; counted in the device memory stats). */
+static int lr_grow( cuda_me_t *h, void **p, size_t *have, size_t need )
+{
+    if( *have >= need )
+        return 0;
+    cudaFree( *p );
+    *p = NULL;
+    device_account( h, -(int64_t)*have );
+    *have = 0;
+    int ret = CME_CUDA( CME_FAULT_ALLOC, cudaMalloc( p, need ) );
+    if( ret < 0 )
+        return ret;
+    *have = need;
+    return device_account( h, (int64_t)need );
+}
+
 /* The lookahead's search of one pair (lowres_spec.h), now: the planes (the
  * reference's with their border), x264's arrays and the MV costs up, the
- * kernel, the arrays down.  Buffers grow as needed and stay. */
+ * kernel, the arrays down. */
 static int cu_lowres( cuda_me_t *h, const cme_lowres_param_t *p, const uint8_t *fenc, intptr_t i_fenc_stride,
                       const uint8_t *const ref[4], intptr_t i_stride, int16_t (*mvs)[2], int *costs )
 {
     cme_cuda_t *g = h->gpu;
-    cudaError_t e = cudaSetDevice( g->i_device );
     const int w = 8 * p->i_mb_width, hgt = 8 * p->i_mb_height;
     const int pw = w + 2 * CME_LOWRES_PAD, ph = hgt + 2 * CME_LOWRES_PAD;
     const size_t fenc_bytes = (size_t)w * hgt, plane_bytes = (size_t)pw * ph;
-    const size_t need = fenc_bytes + 4 * plane_bytes, mb = (size_t)p->i_mb_width * p->i_mb_height;
+    const size_t mb = (size_t)p->i_mb_width * p->i_mb_height;
     /* |d| stays within 4 * i_mv_range plus the search's overshoot; x264's
      * table holds +-4*4*2048 */
     const int half = p->i_mv_range * 4 + 64 < 4 * 4 * 2048 ? p->i_mv_range * 4 + 64 : 4 * 4 * 2048;
     const size_t cost_n = 2 * (size_t)half + 1;
-    if( e == cudaSuccess && !g->lr_stream )
-        e = cudaStreamCreateWithFlags( &g->lr_stream, cudaStreamNonBlocking );
-    if( e == cudaSuccess && g->lr_planes_bytes < need )
-    {
-        cudaFree( g->lr_planes );
-        g->lr_planes = NULL;
-        g->lr_planes_bytes = 0;
-        if( cme_fault( h, CME_FAULT_ALLOC ) )
-            e = cudaErrorMemoryAllocation;
-        else if( (e = cudaMalloc( (void **)&g->lr_planes, need )) == cudaSuccess )
-            g->lr_planes_bytes = need;
-    }
-    if( e == cudaSuccess && g->lr_mb < mb )
-    {
-        cudaFree( g->lr_mvs );
-        cudaFree( g->lr_costs );
-        g->lr_mvs = NULL;
-        g->lr_costs = NULL;
-        g->lr_mb = 0;
-        if( (e = cudaMalloc( (void **)&g->lr_mvs, mb * sizeof(*mvs) )) == cudaSuccess &&
-            (e = cudaMalloc( (void **)&g->lr_costs, mb * sizeof(int) )) == cudaSuccess )
-            g->lr_mb = mb;
-    }
-    if( e == cudaSuccess && g->lr_cost_n < cost_n )
-    {
-        cudaFree( g->lr_cost );
-        g->lr_cost = NULL;
-        g->lr_cost_n = 0;
-        if( (e = cudaMalloc( (void **)&g->lr_cost, cost_n * sizeof(uint16_t) )) == cudaSuccess )
-            g->lr_cost_n = cost_n;
-    }
-    if( e != cudaSuccess )
-    {
-        cme_log( h, CUDA_ME_LOG_ERROR, "lowres search: device memory (%zu bytes): %s\n", need, cudaGetErrorString( e ) );
-        cudaGetLastError();
-        return e == cudaErrorMemoryAllocation ? CUDA_ME_ENOMEM : CUDA_ME_EDEVICE;
-    }
-    cudaStream_t st = g->lr_stream;
-    uint8_t *d_fenc = g->lr_planes;
+    int ret;
+    if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
+        (!g->lr_stream && (ret = CME_CUDA( NOFAULT, cudaStreamCreateWithFlags( &g->lr_stream, cudaStreamNonBlocking ) )) < 0) ||
+        (ret = lr_grow( h, (void **)&g->lr_planes, &g->lr_planes_bytes, fenc_bytes + 4 * plane_bytes )) < 0 ||
+        (ret = lr_grow( h, (void **)&g->lr_mvs, &g->lr_mvs_bytes, mb * sizeof(*mvs) )) < 0 ||
+        (ret = lr_grow( h, (void **)&g->lr_costs, &g->lr_costs_bytes, mb * sizeof(int) )) < 0 ||
+        (ret = lr_grow( h, (void **)&g->lr_cost, &g->lr_cost_bytes, cost_n * sizeof(uint16_t) )) < 0 )
+        return ret;
+    const cudaStream_t st = g->lr_stream;
     cme_lowres_launch_t l;
     l.p = *p;
     l.p.p_cost_mv = g->lr_cost + half;
-    l.fenc = d_fenc;
+    l.fenc = g->lr_planes;
     l.i_fenc_stride = w;
     for( int i = 0; i < 4; i++ )
         l.ref[i] = g->lr_planes + fenc_bytes + i * plane_bytes + (size_t)CME_LOWRES_PAD * pw + CME_LOWRES_PAD;
     l.i_stride = pw;
     l.mvs = g->lr_mvs;
     l.costs = g->lr_costs;
-    if( cme_fault( h, CME_FAULT_COPY ) )
-        e = cudaErrorInvalidValue;
-    if( e == cudaSuccess )
-        e = cudaMemcpy2DAsync( d_fenc, w, fenc, i_fenc_stride, w, hgt, cudaMemcpyHostToDevice, st );
-    for( int i = 0; i < 4 && e == cudaSuccess; i++ )
-        e = cudaMemcpy2DAsync( g->lr_planes + fenc_bytes + i * plane_bytes, pw,
-                               ref[i] - CME_LOWRES_PAD * i_stride - CME_LOWRES_PAD, i_stride, pw, ph,
-                               cudaMemcpyHostToDevice, st );
-    if( e == cudaSuccess )
-        e = cudaMemcpyAsync( g->lr_mvs, mvs, mb * sizeof(*mvs), cudaMemcpyHostToDevice, st );
-    if( e == cudaSuccess )
-        e = cudaMemcpyAsync( g->lr_costs, costs, mb * sizeof(int), cudaMemcpyHostToDevice, st );
-    if( e == cudaSuccess )
-        e = cudaMemcpyAsync( g->lr_cost, p->p_cost_mv - half, cost_n * sizeof(uint16_t), cudaMemcpyHostToDevice, st );
-    if( e == cudaSuccess )
-        e = cme_fault( h, CME_FAULT_LAUNCH ) ? cudaErrorLaunchFailure : cme_cuda_lowres( &l, st );
-    if( e == cudaSuccess )
-        e = cudaMemcpyAsync( mvs, g->lr_mvs, mb * sizeof(*mvs), cudaMemcpyDeviceToHost, st );
-    if( e == cudaSuccess )
-        e = cudaMemcpyAsync( costs, g->lr_costs, mb * sizeof(int), cudaMemcpyDeviceToHost, st );
-    if( e == cudaSuccess )
-        e = cudaStreamSynchronize( st );
-    if( e != cudaSuccess )
-    {
-        cme_log( h, CUDA_ME_LOG_ERROR, "lowres search failed: %s\n", cudaGetErrorString( e ) );
-        cudaGetLastError();
-        return CUDA_ME_EDEVICE;
-    }
+    if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpy2DAsync( g->lr_planes, w, fenc, i_fenc_stride, w, hgt,
+                                                            cudaMemcpyHostToDevice, st ) )) < 0 )
+        return ret;
+    for( int i = 0; i < 4; i++ )
+        if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpy2DAsync( g->lr_planes + fenc_bytes + i * plane_bytes, pw,
+                                                                ref[i] - CME_LOWRES_PAD * i_stride - CME_LOWRES_PAD,
+                                                                i_stride, pw, ph, cudaMemcpyHostToDevice, st ) )) < 0 )
+            return ret;
+    if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( g->lr_mvs, mvs, mb * sizeof(*mvs), cudaMemcpyHostToDevice, st ) )) < 0 ||
+        (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( g->lr_costs, costs, mb * sizeof(int), cudaMemcpyHostToDevice, st ) )) < 0 ||
+        (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( g->lr_cost, p->p_cost_mv - half, cost_n * sizeof(uint16_t),
+                                                          cudaMemcpyHostToDevice, st ) )) < 0 ||
+        (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_lowres( &l, st ) )) < 0 ||
+        (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( mvs, g->lr_mvs, mb * sizeof(*mvs), cudaMemcpyDeviceToHost, st ) )) < 0 ||
+        (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( costs, g->lr_costs, mb * sizeof(int), cudaMemcpyDeviceToHost, st ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaStreamSynchronize( st ) )) < 0 )
+        return ret;
     return 0;
 }
 
