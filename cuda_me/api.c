@@ -610,26 +610,78 @@ static void cme_done( cuda_me_t *h, int i_cur )
     pthread_mutex_unlock( &h->lock );
 }
 
-/* The lookahead's search of one pair (lowres_spec.h): checked, then the
- * backend's, now. */
-static int cme_lowres_search( cuda_me_t *h, const cuda_me_lowres_job_t *job, int16_t (*mvs)[2], int *costs )
+/* A lowres job's values, checked: 0, or CUDA_ME_EINVAL. */
+static int lowres_check( const cuda_me_lowres_job_t *job, cme_lowres_param_t *p )
 {
-    if( !h || !job || !mvs || !costs || !job->p_cost_mv || !job->fenc || !job->ref[0] || !job->ref[1] ||
+    if( !job || !job->p_cost_mv || !job->fenc || !job->ref[0] || !job->ref[1] ||
         !job->ref[2] || !job->ref[3] || job->i_mb_width < 1 || job->i_mb_width > 2048 || job->i_mb_height < 1 ||
         job->i_mb_height > 2048 || job->i_me_range < 4 || job->i_me_range > 1024 || job->i_mv_range < 32 ||
         job->i_mv_range > 8192 || job->i_lambda < 0 || job->i_lambda > 65535 || job->i_slices < 1 ||
         job->i_slices > job->i_mb_height || job->i_fenc_stride < 8 * job->i_mb_width ||
-        job->i_stride < 8 * job->i_mb_width + 2 * CME_LOWRES_PAD )
+        job->i_stride < 8 * job->i_mb_width + 2 * CME_LOWRES_PAD || job->i_fenc_id < 0 || job->i_ref_id < 0 ||
+        (job->i_fenc_id && job->i_fenc_id == job->i_ref_id) )
+        return CUDA_ME_EINVAL;
+    const cme_lowres_param_t q = { job->i_mb_width, job->i_mb_height, job->i_me_range, job->i_mv_range,
+                                   job->i_lambda, job->i_slices, !!job->b_edges, job->p_cost_mv };
+    *p = q;
+    return 0;
+}
+
+static int lowres_same( const cme_lowres_param_t *a, const cme_lowres_param_t *b )
+{
+    return a->i_mb_width == b->i_mb_width && a->i_mb_height == b->i_mb_height && a->i_me_range == b->i_me_range &&
+           a->i_mv_range == b->i_mv_range && a->i_lambda == b->i_lambda && a->i_slices == b->i_slices &&
+           a->b_edges == b->b_edges && a->p_cost_mv == b->p_cost_mv;
+}
+
+static cme_lowres_entry_t *lowres_find( cuda_me_t *h, int64_t fenc_id, int64_t ref_id )
+{
+    if( !fenc_id || !ref_id )
+        return NULL;
+    for( int i = 0; i < CUDA_ME_LOWRES_QUEUE; i++ )
+        if( h->lr_entry[i].i_fenc_id == fenc_id && h->lr_entry[i].i_ref_id == ref_id )
+            return &h->lr_entry[i];
+    return NULL;
+}
+
+/* The lookahead's search of one pair (lowres_spec.h): checked; then the
+ * queued search of the pair if lowres_prefetch made one (waited for, its
+ * searched blocks copied), else the backend's, now. */
+static int cme_lowres_search( cuda_me_t *h, const cuda_me_lowres_job_t *job, int16_t (*mvs)[2], int *costs )
+{
+    cme_lowres_param_t p;
+    if( !h || !mvs || !costs || lowres_check( job, &p ) )
         return CUDA_ME_EINVAL;   /* nothing done; not sticky */
     if( !h->be->lowres )
         return CUDA_ME_ENOTBUILT;
     int err = cme_error_get( h );
     if( err )
         return err;
-    const cme_lowres_param_t p = { job->i_mb_width, job->i_mb_height, job->i_me_range, job->i_mv_range,
-                                   job->i_lambda, job->i_slices, !!job->b_edges, job->p_cost_mv };
     const double t0 = cme_time_ms();
-    err = h->be->lowres( h, &p, job->fenc, job->i_fenc_stride, job->ref, job->i_stride, mvs, costs );
+    cme_lowres_entry_t *e = lowres_find( h, job->i_fenc_id, job->i_ref_id );
+    int hit = 0;
+    if( e )   /* waited for even if made for other values: its buffers are free then */
+    {
+        err = h->be->lowres_wait( h, e->i_ticket );
+        hit = lowres_same( &e->p, &p );
+    }
+    if( hit && err >= 0 )
+    {
+        for( int s = 0; s < p.i_slices; s++ )
+        {
+            const cme_lowres_span_t sp = cme_lowres_span( &p, s );
+            for( int y = sp.y0; y <= sp.y1 && sp.x1 >= sp.x0; y++ )
+            {
+                const size_t i = (size_t)y * p.i_mb_width + sp.x0, k = sp.x1 - sp.x0 + 1;
+                memcpy( mvs + i, e->mvs + i, k * sizeof(*mvs) );
+                memcpy( costs + i, e->costs + i, k * sizeof(int) );
+            }
+        }
+    }
+    else if( err >= 0 )
+        err = h->be->lowres( h, &p, job, mvs, costs );
+    if( e )
+        e->i_fenc_id = e->i_ref_id = 0;   /* taken, or made for other values */
     const double t1 = cme_time_ms();
     pthread_mutex_lock( &h->lock );
     if( err < 0 )
@@ -637,10 +689,99 @@ static int cme_lowres_search( cuda_me_t *h, const cuda_me_lowres_job_t *job, int
     else
     {
         h->stats.i_lowres_pairs++;
+        h->stats.i_lowres_hits += hit;
         h->stats.f_lowres_ms += t1 - t0;
     }
     pthread_mutex_unlock( &h->lock );
     return err < 0 ? err : 0;
+}
+
+/* Queues searches for later lowres_search calls (see cuda_me.h): a free
+ * entry per pair not queued yet (the oldest one reused when none is, after
+ * its search ran), the caller's arrays copied into it, then the backend's
+ * queue, one call for all. */
+static int cme_lowres_prefetch( cuda_me_t *h, const cuda_me_lowres_job_t *jobs, int n,
+                                const int16_t (*const *mvs)[2], const int *const *costs )
+{
+    cme_lowres_param_t p, q;
+    if( !h || !jobs || !mvs || !costs || n < 0 || n > CUDA_ME_LOWRES_QUEUE )
+        return CUDA_ME_EINVAL;
+    for( int k = 0; k < n; k++ )
+        if( !mvs[k] || !costs[k] || lowres_check( &jobs[k], k ? &q : &p ) || !jobs[k].i_fenc_id ||
+            !jobs[k].i_ref_id || (k && !lowres_same( &p, &q )) )
+            return CUDA_ME_EINVAL;
+    if( !h->be->lowres || !h->be->lowres_queue )
+        return CUDA_ME_ENOTBUILT;
+    int err = cme_error_get( h );
+    if( err || !n )
+        return err;
+    const size_t mb = (size_t)p.i_mb_width * p.i_mb_height;
+    const cuda_me_lowres_job_t *qj[CUDA_ME_LOWRES_QUEUE];
+    int16_t (*qm[CUDA_ME_LOWRES_QUEUE])[2];
+    int *qc[CUDA_ME_LOWRES_QUEUE];
+    cme_lowres_entry_t *qe[CUDA_ME_LOWRES_QUEUE];
+    int m = 0;
+    for( int k = 0; k < n && err >= 0; k++ )
+    {
+        if( lowres_find( h, jobs[k].i_fenc_id, jobs[k].i_ref_id ) )
+            continue;
+        cme_lowres_entry_t *e = NULL;
+        for( int i = 0; i < CUDA_ME_LOWRES_QUEUE; i++ )
+        {
+            cme_lowres_entry_t *c = &h->lr_entry[i];
+            int used = 0;
+            for( int j = 0; j < m; j++ )
+                used |= qe[j] == c;
+            if( !used && (!e || (!c->i_fenc_id && e->i_fenc_id) ||
+                          (!c->i_fenc_id == !e->i_fenc_id && c->i_age < e->i_age)) )
+                e = c;
+        }
+        if( e->i_fenc_id && (err = h->be->lowres_wait( h, e->i_ticket )) < 0 )
+            break;
+        e->i_fenc_id = e->i_ref_id = 0;
+        if( e->i_mb != mb )
+        {
+            h->be->lowres_free( h, e->mvs );
+            h->be->lowres_free( h, e->costs );
+            e->i_mb = 0;
+            e->mvs = h->be->lowres_alloc( h, mb * sizeof(*e->mvs) );
+            e->costs = h->be->lowres_alloc( h, mb * sizeof(int) );
+            if( !e->mvs || !e->costs )
+            {
+                err = CUDA_ME_ENOMEM;
+                break;
+            }
+            e->i_mb = mb;
+        }
+        memcpy( e->mvs, mvs[k], mb * sizeof(*e->mvs) );
+        memcpy( e->costs, costs[k], mb * sizeof(int) );
+        e->p = p;
+        e->i_age = ++h->i_lr_age;
+        qj[m] = &jobs[k];
+        qm[m] = e->mvs;
+        qc[m] = e->costs;
+        qe[m++] = e;
+    }
+    int64_t ticket = 0;
+    if( err >= 0 && m )
+        err = h->be->lowres_queue( h, &p, qj, m, qm, qc, &ticket );
+    pthread_mutex_lock( &h->lock );
+    if( err < 0 )
+        cme_error_put( h, err );
+    else
+        h->stats.i_lowres_queued += m;
+    pthread_mutex_unlock( &h->lock );
+    if( err < 0 )
+        return err;
+    for( int j = 0; j < m; j++ )
+    {
+        qe[j]->i_fenc_id = qj[j]->i_fenc_id;
+        qe[j]->i_ref_id = qj[j]->i_ref_id;
+        qe[j]->i_ticket = ticket;
+    }
+    if( m )
+        h->i_lr_ticket = ticket;
+    return m;
 }
 
 static int cme_error( cuda_me_t *h )
@@ -689,6 +830,16 @@ static void cme_close( cuda_me_t *h )
             h->be->job_free( h, j );
         free( j );
     }
+    if( h->be && h->be->lowres_queue )
+    {
+        if( h->i_lr_ticket )
+            h->be->lowres_wait( h, h->i_lr_ticket );
+        for( int i = 0; i < CUDA_ME_LOWRES_QUEUE; i++ )
+        {
+            h->be->lowres_free( h, h->lr_entry[i].mvs );
+            h->be->lowres_free( h, h->lr_entry[i].costs );
+        }
+    }
     if( h->be )
         h->be->uninit( h );
     free( h->mv_cost );
@@ -714,5 +865,6 @@ int cuda_me_init( int api_version, cuda_me_function_t *pf )
     pf->flush         = cme_flush;
     pf->get_subpel    = cme_get_subpel;
     pf->lowres_search = cme_lowres_search;
+    pf->lowres_prefetch = cme_lowres_prefetch;
     return 0;
 }

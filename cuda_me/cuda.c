@@ -69,17 +69,27 @@ typedef struct cme_cmd_t
     struct cme_cmd_t *next;
 } cme_cmd_t;
 
+#define LR_SLOTS 24     /* lowres frames kept on the device */
+#define LR_EVENTS 64
+
 typedef struct cme_cuda_t
 {
     int i_device;
     /* lowres_search (one caller at a time): its stream, and its buffers
      * with their sizes in bytes (grown as needed, kept) */
     cudaStream_t lr_stream;
-    uint8_t *lr_planes;           /* fenc, then the reference's F, H, V, C with their border */
+    uint8_t *lr_planes;           /* LR_SLOTS frames: F, H, V, C with their border */
+    /* level 1: F inside, 2: all four; pin: the launch being put together reads it */
+    struct { int64_t id; int level; int64_t used, pin; } lr_slot[LR_SLOTS];
+    int lr_w, lr_h;               /* the slots' lowres size (another: all emptied) */
+    int64_t lr_clock, lr_launch;
+    cudaEvent_t lr_ev[LR_EVENTS]; /* lr_ev[t % LR_EVENTS]: recorded after the copies of ticket t */
+    int64_t lr_ticket;
     int16_t (*lr_mvs)[2];
     int *lr_costs;
     uint16_t *lr_cost;
-    size_t lr_planes_bytes, lr_mvs_bytes, lr_costs_bytes, lr_cost_bytes;
+    int *lr_sync;
+    size_t lr_planes_bytes, lr_mvs_bytes, lr_costs_bytes, lr_cost_bytes, lr_sync_bytes;
     cudaEvent_t t0;               /* recorded at init: the origin of spans */
     pthread_mutex_t busy_lock;    /* busy (taken before h->lock) */
     cme_busy_t busy;              /* the device's work, ms since t0 */
@@ -673,6 +683,10 @@ static void cu_uninit( cuda_me_t *h )
     cudaFree( g->lr_mvs );
     cudaFree( g->lr_costs );
     cudaFree( g->lr_cost );
+    cudaFree( g->lr_sync );
+    for( int i = 0; i < LR_EVENTS; i++ )
+        if( g->lr_ev[i] )
+            cudaEventDestroy( g->lr_ev[i] );
     cudaGetLastError();
     pthread_mutex_destroy( &g->qlock );
     cu_stats_sync( h );
@@ -1041,58 +1055,189 @@ static int lr_grow( cuda_me_t *h, void **p, size_t *have, size_t need )
     return device_account( h, (int64_t)need );
 }
 
-/* The lookahead's search of one pair (lowres_spec.h), now: the planes (the
- * reference's with their border), x264's arrays and the MV costs up, the
- * kernel, the arrays down. */
-static int cu_lowres( cuda_me_t *h, const cme_lowres_param_t *p, const uint8_t *fenc, intptr_t i_fenc_stride,
-                      const uint8_t *const ref[4], intptr_t i_stride, int16_t (*mvs)[2], int *costs )
+/* The slot of frame id for lowres (the least recently used one not pinned
+ * if it is not there, or if id is 0): -1 if every slot is pinned. */
+static int lr_slot( cme_cuda_t *g, int64_t id )
+{
+    int k = -1;
+    for( int i = 0; i < LR_SLOTS; i++ )
+        if( id && g->lr_slot[i].id == id )
+            k = i;
+    if( k < 0 )
+    {
+        for( int i = 0; i < LR_SLOTS; i++ )
+            if( g->lr_slot[i].pin != g->lr_launch && (k < 0 || g->lr_slot[i].used < g->lr_slot[k].used) )
+                k = i;
+        if( k < 0 )
+            return -1;
+        g->lr_slot[k].id = id;
+        g->lr_slot[k].level = 0;
+    }
+    g->lr_slot[k].used = ++g->lr_clock;
+    g->lr_slot[k].pin = g->lr_launch;
+    return k;
+}
+
+/* The launch l (its pairs' arrays up from the host buffers hm, hc before,
+ * down after), then ticket's event. */
+static int lr_launch( cuda_me_t *h, cme_lowres_launch_t *l, int16_t (*const *hm)[2], int *const *hc, size_t mb )
+{
+    cme_cuda_t *g = h->gpu;
+    const cudaStream_t st = g->lr_stream;
+    int ret;
+    for( int k = 0; k < l->i_pairs; k++ )
+        if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( l->pair[k].mvs, hm[k], mb * sizeof(**hm), cudaMemcpyHostToDevice, st ) )) < 0 ||
+            (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( l->pair[k].costs, hc[k], mb * sizeof(int), cudaMemcpyHostToDevice, st ) )) < 0 )
+            return ret;
+    if( (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_lowres( l, st ) )) < 0 )
+        return ret;
+    for( int k = 0; k < l->i_pairs; k++ )
+        if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( hm[k], l->pair[k].mvs, mb * sizeof(**hm), cudaMemcpyDeviceToHost, st ) )) < 0 ||
+            (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( hc[k], l->pair[k].costs, mb * sizeof(int), cudaMemcpyDeviceToHost, st ) )) < 0 )
+            return ret;
+    g->lr_launch++;   /* unpins the slots */
+    return 0;
+}
+
+/* The lookahead's searches of n pairs (lowres_spec.h), queued on one
+ * stream: each frame's planes up unless a slot has them (the last
+ * LR_SLOTS frames, by id: a frame goes up once, F alone while it is only
+ * searched, all four once it is a reference), the MV costs up, then
+ * launches of up to CME_LOWRES_BATCH pairs whose frames fit in the slots
+ * (every pair of a launch runs at once), each pair's arrays up before and
+ * down after it, and an event: the ticket. */
+static int cu_lowres_queue( cuda_me_t *h, const cme_lowres_param_t *p, const cuda_me_lowres_job_t *const *jobs,
+                            int n, int16_t (*const *mvs)[2], int *const *costs, int64_t *ticket )
 {
     cme_cuda_t *g = h->gpu;
     const int w = 8 * p->i_mb_width, hgt = 8 * p->i_mb_height;
     const int pw = w + 2 * CME_LOWRES_PAD, ph = hgt + 2 * CME_LOWRES_PAD;
-    const size_t fenc_bytes = (size_t)w * hgt, plane_bytes = (size_t)pw * ph;
+    const size_t plane_bytes = (size_t)pw * ph, pad_off = (size_t)CME_LOWRES_PAD * pw + CME_LOWRES_PAD;
     const size_t mb = (size_t)p->i_mb_width * p->i_mb_height;
     /* |d| stays within 4 * i_mv_range plus the search's overshoot; x264's
      * table holds +-4*4*2048 */
     const int half = p->i_mv_range * 4 + 64 < 4 * 4 * 2048 ? p->i_mv_range * 4 + 64 : 4 * 4 * 2048;
     const size_t cost_n = 2 * (size_t)half + 1;
     int ret;
+    if( !g->lr_launch )
+        g->lr_launch = 1;   /* slot pins of 0: none */
+    if( w != g->lr_w || hgt != g->lr_h )
+    {
+        memset( g->lr_slot, 0, sizeof(g->lr_slot) );
+        g->lr_w = w;
+        g->lr_h = hgt;
+    }
     if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
         (!g->lr_stream && (ret = CME_CUDA( NOFAULT, cudaStreamCreateWithFlags( &g->lr_stream, cudaStreamNonBlocking ) )) < 0) ||
-        (ret = lr_grow( h, (void **)&g->lr_planes, &g->lr_planes_bytes, fenc_bytes + 4 * plane_bytes )) < 0 ||
-        (ret = lr_grow( h, (void **)&g->lr_mvs, &g->lr_mvs_bytes, mb * sizeof(*mvs) )) < 0 ||
-        (ret = lr_grow( h, (void **)&g->lr_costs, &g->lr_costs_bytes, mb * sizeof(int) )) < 0 ||
-        (ret = lr_grow( h, (void **)&g->lr_cost, &g->lr_cost_bytes, cost_n * sizeof(uint16_t) )) < 0 )
+        (ret = lr_grow( h, (void **)&g->lr_planes, &g->lr_planes_bytes, LR_SLOTS * 4 * plane_bytes )) < 0 ||
+        (ret = lr_grow( h, (void **)&g->lr_mvs, &g->lr_mvs_bytes, CME_LOWRES_BATCH * mb * sizeof(**mvs) )) < 0 ||
+        (ret = lr_grow( h, (void **)&g->lr_costs, &g->lr_costs_bytes, CME_LOWRES_BATCH * mb * sizeof(int) )) < 0 ||
+        (ret = lr_grow( h, (void **)&g->lr_cost, &g->lr_cost_bytes, cost_n * sizeof(uint16_t) )) < 0 ||
+        (ret = lr_grow( h, (void **)&g->lr_sync, &g->lr_sync_bytes, cme_cuda_lowres_sync_bytes( p, CME_LOWRES_BATCH ) )) < 0 )
+    {
+        memset( g->lr_slot, 0, sizeof(g->lr_slot) );   /* a buffer may be new */
         return ret;
+    }
     const cudaStream_t st = g->lr_stream;
+    if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( g->lr_cost, p->p_cost_mv - half, cost_n * sizeof(uint16_t),
+                                                          cudaMemcpyHostToDevice, st ) )) < 0 )
+        return ret;
     cme_lowres_launch_t l;
+    memset( &l, 0, sizeof(l) );
     l.p = *p;
     l.p.p_cost_mv = g->lr_cost + half;
-    l.fenc = g->lr_planes;
-    l.i_fenc_stride = w;
-    for( int i = 0; i < 4; i++ )
-        l.ref[i] = g->lr_planes + fenc_bytes + i * plane_bytes + (size_t)CME_LOWRES_PAD * pw + CME_LOWRES_PAD;
     l.i_stride = pw;
-    l.mvs = g->lr_mvs;
-    l.costs = g->lr_costs;
-    if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpy2DAsync( g->lr_planes, w, fenc, i_fenc_stride, w, hgt,
-                                                            cudaMemcpyHostToDevice, st ) )) < 0 )
+    l.sync = g->lr_sync;
+    int16_t (*hm[CME_LOWRES_BATCH])[2];
+    int *hc[CME_LOWRES_BATCH];
+    for( int k = 0; k < n; k++ )
+    {
+        const cuda_me_lowres_job_t *j = jobs[k];
+        int kf = lr_slot( g, j->i_fenc_id ), kr = kf < 0 ? -1 : lr_slot( g, j->i_ref_id );
+        if( kf < 0 || kr < 0 || l.i_pairs == CME_LOWRES_BATCH )
+        {
+            /* the slots are full of this launch's frames: run it first
+             * (LR_SLOTS >= 2, so the pair then fits) */
+            if( (ret = lr_launch( h, &l, hm, hc, mb )) < 0 )
+                return ret;
+            l.i_pairs = 0;
+            kf = lr_slot( g, j->i_fenc_id );
+            kr = lr_slot( g, j->i_ref_id );
+        }
+        uint8_t *const sf = g->lr_planes + kf * 4 * plane_bytes, *const sr = g->lr_planes + kr * 4 * plane_bytes;
+        /* a slot is marked filled once its copies are queued; after a
+         * failure here the handle's error is sticky and no search follows */
+        if( !g->lr_slot[kf].level )
+        {
+            if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpy2DAsync( sf + pad_off, pw, j->fenc, j->i_fenc_stride, w, hgt,
+                                                                    cudaMemcpyHostToDevice, st ) )) < 0 )
+                return ret;
+            g->lr_slot[kf].level = 1;
+        }
+        if( g->lr_slot[kr].level < 2 )
+        {
+            for( int i = 0; i < 4; i++ )
+                if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpy2DAsync( sr + i * plane_bytes, pw,
+                                                                        j->ref[i] - CME_LOWRES_PAD * j->i_stride - CME_LOWRES_PAD,
+                                                                        j->i_stride, pw, ph, cudaMemcpyHostToDevice, st ) )) < 0 )
+                    return ret;
+            g->lr_slot[kr].level = 2;
+        }
+        cme_lowres_pair_t *q = &l.pair[l.i_pairs];
+        q->fenc = sf + pad_off;
+        for( int i = 0; i < 4; i++ )
+            q->ref[i] = sr + i * plane_bytes + pad_off;
+        q->mvs = g->lr_mvs + l.i_pairs * mb;
+        q->costs = g->lr_costs + l.i_pairs * mb;
+        hm[l.i_pairs] = mvs[k];
+        hc[l.i_pairs++] = costs[k];
+    }
+    if( l.i_pairs && (ret = lr_launch( h, &l, hm, hc, mb )) < 0 )
         return ret;
-    for( int i = 0; i < 4; i++ )
-        if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpy2DAsync( g->lr_planes + fenc_bytes + i * plane_bytes, pw,
-                                                                ref[i] - CME_LOWRES_PAD * i_stride - CME_LOWRES_PAD,
-                                                                i_stride, pw, ph, cudaMemcpyHostToDevice, st ) )) < 0 )
-            return ret;
-    if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( g->lr_mvs, mvs, mb * sizeof(*mvs), cudaMemcpyHostToDevice, st ) )) < 0 ||
-        (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( g->lr_costs, costs, mb * sizeof(int), cudaMemcpyHostToDevice, st ) )) < 0 ||
-        (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( g->lr_cost, p->p_cost_mv - half, cost_n * sizeof(uint16_t),
-                                                          cudaMemcpyHostToDevice, st ) )) < 0 ||
-        (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_lowres( &l, st ) )) < 0 ||
-        (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( mvs, g->lr_mvs, mb * sizeof(*mvs), cudaMemcpyDeviceToHost, st ) )) < 0 ||
-        (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( costs, g->lr_costs, mb * sizeof(int), cudaMemcpyDeviceToHost, st ) )) < 0 ||
-        (ret = CME_CUDA( NOFAULT, cudaStreamSynchronize( st ) )) < 0 )
+    const int64_t t = ++g->lr_ticket;
+    cudaEvent_t *ev = &g->lr_ev[t % LR_EVENTS];
+    if( (!*ev && (ret = CME_CUDA( NOFAULT, cudaEventCreateWithFlags( ev, cudaEventDisableTiming ) )) < 0) ||
+        (ret = CME_CUDA( NOFAULT, cudaEventRecord( *ev, st ) )) < 0 )
         return ret;
+    *ticket = t;
     return 0;
+}
+
+/* Until ticket's searches (and every earlier one: one stream) have run.
+ * Its event may since be recorded again, for a later ticket: waiting for
+ * that one is waiting a little longer. */
+static int cu_lowres_wait( cuda_me_t *h, int64_t ticket )
+{
+    cme_cuda_t *g = h->gpu;
+    if( ticket < 1 || ticket > g->lr_ticket )
+        return 0;
+    return CME_CUDA( NOFAULT, cudaEventSynchronize( g->lr_ev[ticket % LR_EVENTS] ) );
+}
+
+/* lowres' host buffers: pinned, so that the copies are asynchronous. */
+static void *cu_lowres_alloc( cuda_me_t *h, size_t bytes )
+{
+    void *p = NULL;
+    if( CME_CUDA( CME_FAULT_ALLOC, cudaMallocHost( &p, bytes ) ) < 0 )
+        return NULL;
+    return p;
+}
+
+static void cu_lowres_free( cuda_me_t *h, void *p )
+{
+    (void)h;
+    if( p )
+        cudaFreeHost( p );
+}
+
+/* The lookahead's search of one pair, now: queued with x264's own arrays
+ * (pageable: the copies then wait for the host), waited for. */
+static int cu_lowres( cuda_me_t *h, const cme_lowres_param_t *p, const cuda_me_lowres_job_t *job,
+                      int16_t (*mvs)[2], int *costs )
+{
+    int64_t t;
+    int ret = cu_lowres_queue( h, p, &job, 1, &mvs, &costs, &t );
+    return ret < 0 ? ret : cu_lowres_wait( h, t );
 }
 
 const cme_backend_t cme_backend_cuda =
@@ -1112,6 +1257,10 @@ const cme_backend_t cme_backend_cuda =
     .frame_sync  = cu_frame_sync,
     .flush       = cu_flush,
     .lowres      = cu_lowres,
+    .lowres_queue = cu_lowres_queue,
+    .lowres_wait = cu_lowres_wait,
+    .lowres_alloc = cu_lowres_alloc,
+    .lowres_free = cu_lowres_free,
 };
 
 int cuda_me_have_cuda( void )

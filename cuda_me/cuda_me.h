@@ -42,7 +42,7 @@
 extern "C" {
 #endif
 
-#define CUDA_ME_API_VERSION 9
+#define CUDA_ME_API_VERSION 10
 
 /* Partitions of one macroblock, in the order results are stored.
  * 4x4 blocks are numbered as x264 does: idx = 4*i8x8 + i4x4, where both
@@ -246,6 +246,9 @@ typedef struct cuda_me_stats_t
      * call's wall time: uploads, kernel, downloads; C: the search) */
     int64_t i_lowres_pairs;
     double  f_lowres_ms;
+    /* lowres_prefetch (API 10): pairs queued, and of lowres_search's pairs
+     * those it found queued (the rest it searched then) */
+    int64_t i_lowres_queued, i_lowres_hits;
 } cuda_me_stats_t;
 
 /* The lookahead's lowres search of one frame pair (API 9): x264's own
@@ -271,6 +274,12 @@ typedef struct cuda_me_lowres_job_t
      * (0,0), one stride, each with x264's replicated border of 32 pixels */
     const uint8_t *ref[4];
     intptr_t i_stride;
+    /* API 10: the frames' identities, 0 if unknown.  A backend may keep a
+     * frame's planes from one pair to the next (the CUDA backend keeps the
+     * last 16 frames on the device): a non-zero id must name one content
+     * of the planes for the whole life of the handle (x264: its frame
+     * number plus one), fenc's plane the F of ref[] of the same id. */
+    int64_t i_fenc_id, i_ref_id;
 } cuda_me_lowres_job_t;
 
 /* Optional per-search parameters (copied by submit). */
@@ -338,7 +347,23 @@ typedef struct cuda_me_function_t
      * CUDA_ME_EINVAL (nothing done; not sticky), CUDA_ME_ENOTBUILT (no such
      * search in this backend), or < 0: an error, then sticky. */
     int (*lowres_search)( cuda_me_t *h, const cuda_me_lowres_job_t *job, int16_t (*mvs)[2], int *costs );
+    /* API 10: queues the searches of n pairs for later lowres_search calls
+     * of the same pairs (by i_fenc_id and i_ref_id, both non-zero, and the
+     * same values), which then only wait for them and copy the results: a
+     * caller that knows which pairs it will ask for takes the search off
+     * its own path, and the GPU runs the pairs of one call at once.
+     * mvs[k], costs[k]: the arrays job k's lowres_search will be given, as
+     * they are now and will be then outside the searched area (the search
+     * reads those entries; lowres_search writes only the searched ones).
+     * A pair already queued is skipped; at most CUDA_ME_LOWRES_QUEUE wait,
+     * the oldest forgotten first.  Same caller rule as lowres_search.
+     * Returns the number of pairs queued, CUDA_ME_EINVAL (nothing done; not
+     * sticky), CUDA_ME_ENOTBUILT, or < 0: an error, then sticky. */
+    int (*lowres_prefetch)( cuda_me_t *h, const cuda_me_lowres_job_t *jobs, int n,
+                            const int16_t (*const *mvs)[2], const int *const *costs );
 } cuda_me_function_t;
+
+#define CUDA_ME_LOWRES_QUEUE 128
 
 /* Fills *pf.  Returns 0, or < 0 if api_version is not CUDA_ME_API_VERSION. */
 int cuda_me_init( int api_version, cuda_me_function_t *pf );

@@ -82,9 +82,19 @@ typedef struct cme_backend_t
     void (*flush)( cuda_me_t *h );
     /* Optional: bring h->stats up to date (called without h->lock). */
     void (*stats_sync)( cuda_me_t *h );
-    /* Optional: the lookahead's search of one pair (lowres_spec.h), now. */
-    int  (*lowres)( cuda_me_t *h, const cme_lowres_param_t *p, const uint8_t *fenc, intptr_t i_fenc_stride,
-                    const uint8_t *const ref[4], intptr_t i_stride, int16_t (*mvs)[2], int *costs );
+    /* Optional: the lookahead's search of one pair (lowres_spec.h), now;
+     * p: job's values, checked. */
+    int  (*lowres)( cuda_me_t *h, const cme_lowres_param_t *p, const cuda_me_lowres_job_t *job,
+                    int16_t (*mvs)[2], int *costs );
+    /* Optional, with lowres: n such searches with one p, queued: search k
+     * reads and writes mvs[k], costs[k] (buffers from lowres_alloc, which
+     * must stay until it ran); *ticket for lowres_wait, which returns once
+     * the searches of that ticket and every earlier one have run. */
+    int  (*lowres_queue)( cuda_me_t *h, const cme_lowres_param_t *p, const cuda_me_lowres_job_t *const *jobs,
+                          int n, int16_t (*const *mvs)[2], int *const *costs, int64_t *ticket );
+    int  (*lowres_wait)( cuda_me_t *h, int64_t ticket );
+    void *(*lowres_alloc)( cuda_me_t *h, size_t bytes );
+    void (*lowres_free)( cuda_me_t *h, void *p );
 } cme_backend_t;
 
 enum cme_fault_kind
@@ -95,6 +105,18 @@ enum cme_fault_kind
     CME_FAULT_DEVICE,        /* device open */
     CME_FAULT_KINDS
 };
+
+/* A pair lowres_prefetch queued, until lowres_search takes it. */
+typedef struct cme_lowres_entry_t
+{
+    int64_t i_fenc_id, i_ref_id;   /* 0: free */
+    cme_lowres_param_t p;
+    int16_t (*mvs)[2];             /* the caller's arrays in, the results out (lowres_alloc) */
+    int *costs;
+    size_t i_mb;                   /* blocks the buffers hold */
+    int64_t i_ticket;              /* the backend's, for lowres_wait */
+    int64_t i_age;
+} cme_lowres_entry_t;
 
 struct cuda_me_t
 {
@@ -123,6 +145,10 @@ struct cuda_me_t
     int64_t fault_count[CME_FAULT_KINDS];
 
     cuda_me_stats_t stats;
+
+    /* lowres_prefetch / lowres_search (one caller at a time) */
+    cme_lowres_entry_t lr_entry[CUDA_ME_LOWRES_QUEUE];
+    int64_t i_lr_age, i_lr_ticket;
 };
 
 void cme_log( cuda_me_t *h, int i_level, const char *fmt, ... )

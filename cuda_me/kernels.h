@@ -158,22 +158,32 @@ typedef struct cme_subpel_jobs_launch_t
 
 cudaError_t cme_cuda_subpel_jobs( const cme_subpel_jobs_launch_t *l, cudaStream_t stream );
 
-/* The lookahead's search of one pair (lowres_spec.h), one thread block:
- * every pointer device memory (p.p_cost_mv too, the centre of its table);
- * fenc and ref[0..3] at pixel (0,0), the planes with CME_LOWRES_PAD of
- * border; mvs and costs x264's arrays' copies (entries outside the
- * searched area read, not written). */
+/* The lookahead's search of i_pairs pairs of one p (lowres_spec.h), a warp
+ * per block row: every pointer device memory (p.p_cost_mv too, the centre
+ * of its table); fenc and ref[0..3] at pixel (0,0), the planes with
+ * CME_LOWRES_PAD of border, all with stride i_stride; mvs and costs x264's
+ * arrays' copies (entries outside the searched area read, not written);
+ * sync: the rows' counters, cme_cuda_lowres_sync_bytes (cleared by the
+ * launch). */
+#define CME_LOWRES_BATCH 32
+typedef struct cme_lowres_pair_t
+{
+    const uint8_t *fenc;
+    const uint8_t *ref[4];
+    int16_t (*mvs)[2];
+    int *costs;
+} cme_lowres_pair_t;
+
 typedef struct cme_lowres_launch_t
 {
     cme_lowres_param_t p;
-    const uint8_t *fenc;
-    intptr_t i_fenc_stride;
-    const uint8_t *ref[4];
     intptr_t i_stride;
-    int16_t (*mvs)[2];
-    int *costs;
+    int i_pairs;            /* 1..CME_LOWRES_BATCH */
+    int *sync;
+    cme_lowres_pair_t pair[CME_LOWRES_BATCH];
 } cme_lowres_launch_t;
 
+size_t cme_cuda_lowres_sync_bytes( const cme_lowres_param_t *p, int i_pairs );
 cudaError_t cme_cuda_lowres( const cme_lowres_launch_t *l, cudaStream_t stream );
 
 #ifdef __cplusplus

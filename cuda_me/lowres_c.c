@@ -4,7 +4,7 @@
  * One frame pair, exactly as lowres_spec.h defines it (which is x264's
  * slicetype_mb_cost search, see there): every slice in x264's reverse
  * raster order, each block from cme_lowres_block.  The CUDA kernel
- * (lowres_cuda.cu) runs the same function in a wavefront and is tested
+ * (lowres_cuda.cu) runs the same function, a warp per block row, and is tested
  * against this one (tests/checkasm_me.c); the x264 glue is tested against
  * x264's own search (tests/e2e.sh: --gpu-me-lookahead on and off encode
  * the same bytes).
@@ -23,8 +23,10 @@ void cme_lowres_frame_c( const cme_lowres_param_t *p, const uint8_t *fenc, intpt
             for( int x = sp.x1; x >= sp.x0; x-- )
             {
                 const int i = y * p->i_mb_width + x;
-                cme_lowres_block( p, fenc, i_fenc_stride, ref, i_stride, (const int16_t (*)[2])mvs,
-                                  x, y, sp.y_end, mvs[i], &costs[i] );
+                int mvc[4][2];
+                const int n = cme_lowres_neighbours( p, (const int16_t (*)[2])mvs, x, y, sp.y_end, mvc );
+                cme_lowres_block( p, fenc, i_fenc_stride, ref, i_stride, (const int (*)[2])mvc, n, x, y,
+                                  mvs[i], &costs[i] );
             }
     }
 }

@@ -34,6 +34,15 @@
  * Left out (x264 searches itself): --me dia or --subme <= 1 (the lookahead
  * then uses diamond search and subme 2), weighted list-0 references,
  * interlaced coding, high bit depth.
+ *
+ * The refinement is written out here at subme 4 (the decisions of
+ * cme_refine_subpel at subme 4), and the costs are asked for in batches of
+ * independent vectors
+ * (cme_lowres_costs), so that a warp computes a batch at once; where one
+ * more cost saves a round trip (a candidate's full-pel rounding, the
+ * half-pel centre's SATD) it is computed and used only where x264 uses
+ * it.  Tested: CUDA == C (tests/checkasm_me.c, test_lowres), C == x264
+ * (tests/e2e.sh, --gpu-me-lookahead 1 and 0 encode the same bytes).
  *****************************************************************************/
 
 #ifndef CUDA_ME_LOWRES_SPEC_H
@@ -90,52 +99,155 @@ CME_SPEC int cme_lowres_median( int a, int b, int c )
     return c < lo ? lo : c > hi ? hi : c;
 }
 
-/* SAD (b_satd 0) or SATD of the 8x8 block of fenc against the reference at
- * quarter-pel vector (mx, my), without MV cost.  On the GPU a whole warp
- * computes it, every lane getting the sum: lane x + 8*y holds the pixels
- * (x, y) and (x, y+4), the 4x4 Hadamards are butterflies across lane bits
- * 0, 1 (x) and 3, 4 (y), and since every 4x4's sum of absolute
+/* The 8x8 block being searched: its pixels and the reference's planes at
+ * its full-pel position.  On the GPU a warp searches one block, and each
+ * lane keeps its four pixels of fenc (see cme_lowres_costs). */
+typedef struct cme_lowres_blk_t
+{
+    const uint8_t *f;
+    intptr_t i_fenc_stride;
+    const uint8_t *pl[4];
+    intptr_t stride;
+#ifdef __CUDA_ARCH__
+    int fe[4];
+#endif
+} cme_lowres_blk_t;
+
+/* out[k] = SAD, or SATD where bit k of satd_mask is set, of the block
+ * against the reference at quarter-pel vector (mx[k], my[k]), without MV
+ * cost, k < n.  The search asks for independent costs together (a batch),
+ * so that the GPU computes them at once: n is a constant where it is
+ * called, and the arrays stay in registers.  On the GPU the warp evaluates
+ * two vectors at a time, one per half warp: lane x + 8*r (r = 0, 1) of a
+ * half holds the differences at (x, r + 2*j), j = 0..3; the 4x4 Hadamards
+ * are butterflies across lane bits 0, 1 (x), bit 3 (y bit 0) and between
+ * registers j, j^1 (y bit 1), and as every 4x4's sum of absolute
  * coefficients is even (subpel_spec.h), halving the total is halving each.
- * So cme_lowres_block on the GPU is a warp's: every lane runs it, with the
- * same values, in step. */
-CME_SPEC int cme_lowres_cmp( const uint8_t *fenc, intptr_t i_fenc_stride, const uint8_t *const plane[4],
-                             intptr_t stride, int b_satd, int mx, int my )
+ * Every lane gets every result. */
+CME_SPEC void cme_lowres_costs( const cme_lowres_blk_t *b, int n, const int *mx, const int *my, int satd_mask,
+                                int *out )
 {
 #ifdef __CUDA_ARCH__
-    const int lane = threadIdx.x & 31, x = lane & 7, y = lane >> 3;
-    int d0 = fenc[y * i_fenc_stride + x] - cme_qpel_sample( plane, stride, mx, my, x, y );
-    int d1 = fenc[(y + 4) * i_fenc_stride + x] - cme_qpel_sample( plane, stride, mx, my, x, y + 4 );
-    if( b_satd )
-        for( int m = 1; m <= 16; m <<= 1 )
+    const unsigned all = 0xffffffffu;
+    const int lane = threadIdx.x & 31, half = lane >> 4, x = lane & 7, r = (lane >> 3) & 1;
+#pragma unroll
+    for( int k = 0; k < n; k += 2 )
+    {
+        const int k1 = k + 1 < n ? k + 1 : k;
+        const int vx = half ? mx[k1] : mx[k], vy = half ? my[k1] : my[k];
+        int d[4];
+#pragma unroll
+        for( int j = 0; j < 4; j++ )
+            d[j] = b->fe[j] - cme_qpel_sample( b->pl, b->stride, vx, vy, x, r + 2 * j );
+        int s = 0, b_satd = 0;
+        if( (satd_mask >> k) & 3 )
         {
-            if( m == 4 )
-                continue;
-            const int o0 = __shfl_xor_sync( 0xffffffffu, d0, m ), o1 = __shfl_xor_sync( 0xffffffffu, d1, m );
-            d0 = (lane & m) ? o0 - d0 : d0 + o0;
-            d1 = (lane & m) ? o1 - d1 : d1 + o1;
+            int t[4] = { d[0] + d[1], d[0] - d[1], d[2] + d[3], d[2] - d[3] };
+#pragma unroll
+            for( int m = 1; m <= 8; m <<= 1 )
+            {
+                if( m == 4 )
+                    continue;
+#pragma unroll
+                for( int j = 0; j < 4; j++ )
+                {
+                    const int o = __shfl_xor_sync( all, t[j], m );
+                    t[j] = (lane & m) ? o - t[j] : t[j] + o;
+                }
+            }
+            b_satd = half ? (satd_mask >> k1) & 1 : (satd_mask >> k) & 1;
+#pragma unroll
+            for( int j = 0; j < 4; j++ )
+                s += b_satd ? (t[j] < 0 ? -t[j] : t[j]) : (d[j] < 0 ? -d[j] : d[j]);
         }
-    int s = (d0 < 0 ? -d0 : d0) + (d1 < 0 ? -d1 : d1);
-    for( int m = 16; m; m >>= 1 )
-        s += __shfl_xor_sync( 0xffffffffu, s, m );
-    return b_satd ? s >> 1 : s;
+        else
+#pragma unroll
+            for( int j = 0; j < 4; j++ )
+                s += d[j] < 0 ? -d[j] : d[j];
+#pragma unroll
+        for( int m = 8; m; m >>= 1 )
+            s += __shfl_xor_sync( all, s, m );
+        s >>= b_satd;
+        out[k] = __shfl_sync( all, s, 0 );
+        if( k + 1 < n )
+            out[k+1] = __shfl_sync( all, s, 16 );
+    }
 #else
-    return cme_subpel_cmp( fenc, i_fenc_stride, plane, stride, CME_PIXEL_8x8, b_satd, mx, my );
+    for( int k = 0; k < n; k++ )
+        out[k] = cme_subpel_cmp( b->f, b->i_fenc_stride, b->pl, b->stride, CME_PIXEL_8x8, (satd_mask >> k) & 1,
+                                 mx[k], my[k] );
 #endif
 }
 
-/* Block (x, y) of a slice whose rows end at y_end: its vector and cost.
- * fenc: the lowres plane of the frame searched at pixel (0,0); ref[0..3]:
- * the reference's lowres planes F, H, V, C at pixel (0,0), one stride, a
- * border of CME_LOWRES_PAD; mvs: the pair's vector array (i_mb_width per
- * row), holding the neighbours already searched. */
+/* x264's neighbours of block (x, y) (reverse-order prediction: right,
+ * below, below-left, below-right, those inside the frame and the slice
+ * whose rows end at y_end) from the pair's vector array mvs: returns n,
+ * the first n entries of mvc (the rest zero).  On the GPU mvs is read past
+ * the L1 cache (other warps write it). */
+CME_SPEC int cme_lowres_neighbours( const cme_lowres_param_t *p, const int16_t (*mvs)[2], int x, int y, int y_end,
+                                    int mvc[4][2] )
+{
+    const int w = p->i_mb_width;
+    /* right, below, below-left, below-right; the n present ones first, in
+     * that order (no indexing by n: a GPU keeps mvc in registers) */
+    const int ok[4] = { x < w - 1, y < y_end - 1, y < y_end - 1 && x > 0, y < y_end - 1 && x < w - 1 };
+    const int dx[4] = { 1, 0, -1, 1 }, dy[4] = { 0, 1, 1, 1 };
+    int n = 0;
+    for( int j = 0; j < 4; j++ )
+        mvc[j][0] = mvc[j][1] = 0;
+    for( int i = 0; i < 4; i++ )
+    {
+        int v0 = 0, v1 = 0;
+        if( ok[i] )
+        {
+            const int16_t *m = mvs[(y + dy[i]) * w + x + dx[i]];
+#ifdef __CUDA_ARCH__
+            const int v = __ldcg( (const int *)m );   /* other warps write mvs */
+            v0 = (int16_t)(v & 0xffff);
+            v1 = v >> 16;
+#else
+            v0 = m[0];
+            v1 = m[1];
+#endif
+        }
+        for( int j = 0; j < 4; j++ )
+            if( ok[i] && n == j )
+            {
+                mvc[j][0] = v0;
+                mvc[j][1] = v1;
+            }
+        n += ok[i];
+    }
+    return n;
+}
+
+/* Block (x, y) of a slice: its vector and cost, from its n neighbours'
+ * vectors mvc (cme_lowres_neighbours).  fenc: the lowres plane of the
+ * frame searched at pixel (0,0); ref[0..3]: the reference's lowres planes
+ * F, H, V, C at pixel (0,0), one stride, a border of CME_LOWRES_PAD.
+ * The costs are asked for in batches (cme_lowres_costs), a few more than
+ * x264 computes where that saves a round trip on the GPU (a candidate's
+ * full-pel rounding, SATD at the half-pel centre); x264's decisions are
+ * made from them in x264's order. */
 CME_SPEC void cme_lowres_block( const cme_lowres_param_t *p, const uint8_t *fenc, intptr_t i_fenc_stride,
-                                const uint8_t *const ref[4], intptr_t stride, const int16_t (*mvs)[2],
-                                int x, int y, int y_end, int16_t mv_out[2], int *cost_out )
+                                const uint8_t *const ref[4], intptr_t stride, const int mvc[4][2], int n,
+                                int x, int y, int16_t mv_out[2], int *cost_out )
 {
     const int w = p->i_mb_width, hgt = p->i_mb_height;
-    const uint8_t *f = fenc + 8 * ((intptr_t)y * i_fenc_stride + x);
     const intptr_t o = 8 * ((intptr_t)y * stride + x);
-    const uint8_t *const pl[4] = { ref[0] + o, ref[1] + o, ref[2] + o, ref[3] + o };
+    cme_lowres_blk_t b;
+    b.f = fenc + 8 * ((intptr_t)y * i_fenc_stride + x);
+    b.i_fenc_stride = i_fenc_stride;
+    for( int i = 0; i < 4; i++ )
+        b.pl[i] = ref[i] + o;
+    b.stride = stride;
+#ifdef __CUDA_ARCH__
+    {
+        const int lane = threadIdx.x & 31, r = (lane >> 3) & 1;
+        for( int j = 0; j < 4; j++ )
+            b.fe[j] = b.f[(r + 2 * j) * i_fenc_stride + (lane & 7)];
+    }
+#endif
     const uint16_t *cost = p->p_cost_mv;
 
     /* limits (slicetype_mb_cost): quarter-pel, and full-pel (>> 2) */
@@ -146,21 +258,6 @@ CME_SPEC void cme_lowres_block( const cme_lowres_param_t *p, const uint8_t *fenc
     const int min_y = lo > -mv_range ? lo : -mv_range, max_y = hi < mv_range - 1 ? hi : mv_range - 1;
     const int fmin_x = min_x >> 2, fmax_x = max_x >> 2, fmin_y = min_y >> 2, fmax_y = max_y >> 2;
 
-    /* the neighbours' vectors, reverse-order prediction */
-    int mvc[4][2] = { { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 } };
-    int n = 0;
-#define CME_MVC( dx, dy ) { mvc[n][0] = mvs[(y + (dy)) * w + x + (dx)][0]; mvc[n][1] = mvs[(y + (dy)) * w + x + (dx)][1]; n++; }
-    if( x < w - 1 )
-        CME_MVC( 1, 0 );
-    if( y < y_end - 1 )
-    {
-        CME_MVC( 0, 1 );
-        if( x > 0 )
-            CME_MVC( -1, 1 );
-        if( x < w - 1 )
-            CME_MVC( 1, 1 );
-    }
-#undef CME_MVC
     int mvp[2];
     if( n <= 1 )
     {
@@ -172,78 +269,95 @@ CME_SPEC void cme_lowres_block( const cme_lowres_param_t *p, const uint8_t *fenc
         mvp[0] = cme_lowres_median( mvc[0][0], mvc[1][0], mvc[2][0] );
         mvp[1] = cme_lowres_median( mvc[0][1], mvc[1][1], mvc[2][1] );
     }
+#define CME_MVCOST( mx, my ) (cost[(mx) - mvp[0]] + cost[(my) - mvp[1]])
 
-    /* fast skip of near-zero residual */
+    /* the predictor (clipped to the full-pel limits) and the neighbours,
+     * at quarter-pel; a neighbour that is zero or the clipped predictor is
+     * not a candidate (its slot repeats the predictor) */
+    const int pmvx = cme_sp_clip( mvp[0], 4 * fmin_x, 4 * fmax_x );
+    const int pmvy = cme_sp_clip( mvp[1], 4 * fmin_y, 4 * fmax_y );
+    int qx[5], qy[5], qc[5], cand = 0;
+    qx[0] = pmvx;
+    qy[0] = pmvy;
+    for( int i = 0; i < 4; i++ )
+    {
+        const int ok = i < n && (mvc[i][0] || mvc[i][1]) && (mvc[i][0] != pmvx || mvc[i][1] != pmvy);
+        qx[1+i] = ok ? cme_sp_clip( mvc[i][0], 4 * fmin_x, 4 * fmax_x ) : pmvx;
+        qy[1+i] = ok ? cme_sp_clip( mvc[i][1], 4 * fmin_y, 4 * fmax_y ) : pmvy;
+        cand |= ok << i;
+    }
     if( !mvp[0] && !mvp[1] )
     {
-        const int c = cme_lowres_cmp( f, i_fenc_stride, pl, stride, 1, 0, 0 );
-        if( c < 64 )
+        /* fast skip of near-zero residual: SATD at (0,0), with the
+         * predictor's SAD (also at (0,0)) */
+        int zx[2] = { 0, 0 }, zy[2] = { 0, 0 }, zc[2];
+        cme_lowres_costs( &b, 2, zx, zy, 1, zc );
+        if( zc[0] < 64 )
         {
             mv_out[0] = mv_out[1] = 0;
-            *cost_out = c;
+            *cost_out = zc[0];
             return;
         }
+        qc[0] = zc[1];
+        cme_lowres_costs( &b, 4, qx + 1, qy + 1, 0, qc + 1 );
     }
-
-#define CME_HPEL_COST( mx, my ) \
-    (cme_lowres_cmp( f, i_fenc_stride, pl, stride, 0, mx, my ) + cost[(mx) - mvp[0]] + cost[(my) - mvp[1]])
-#define CME_FPEL_COST( mx, my ) \
-    (cme_lowres_cmp( f, i_fenc_stride, pl, stride, 0, 4 * (mx), 4 * (my) ) + cost[4 * (mx) - mvp[0]] + cost[4 * (my) - mvp[1]])
-
-    /* the predictor, then the candidates, at quarter-pel */
-    int bpx = cme_sp_clip( mvp[0], 4 * fmin_x, 4 * fmax_x );
-    int bpy = cme_sp_clip( mvp[1], 4 * fmin_y, 4 * fmax_y );
-    const int pmvx = bpx, pmvy = bpy;
-    int bpred_cost = CME_HPEL_COST( bpx, bpy );
+    else
+        cme_lowres_costs( &b, 5, qx, qy, 0, qc );
+    int bpx = pmvx, bpy = pmvy;
+    int bpred_cost = qc[0] + CME_MVCOST( pmvx, pmvy );
     const int pmv_cost = bpred_cost;
-    for( int i = 0; i < n; i++ )
+    for( int i = 0; i < 4; i++ )
     {
-        if( (!mvc[i][0] && !mvc[i][1]) || (mvc[i][0] == pmvx && mvc[i][1] == pmvy) )
-            continue;
-        const int mx = cme_sp_clip( mvc[i][0], 4 * fmin_x, 4 * fmax_x );
-        const int my = cme_sp_clip( mvc[i][1], 4 * fmin_y, 4 * fmax_y );
-        const int c = CME_HPEL_COST( mx, my );
-        if( c < bpred_cost )
+        const int c = qc[1+i] + CME_MVCOST( qx[1+i], qy[1+i] );
+        if( ((cand >> i) & 1) && c < bpred_cost )
         {
             bpred_cost = c;
-            bpx = mx;
-            bpy = my;
+            bpx = qx[1+i];
+            bpy = qy[1+i];
         }
     }
 
     /* full-pel start, the zero vector */
-    int bmx = (bpx + 2) >> 2, bmy = (bpy + 2) >> 2, bcost;
-    if( (bpx | bpy) & 3 )
-        bcost = CME_FPEL_COST( bmx, bmy );
-    else
-        bcost = bpred_cost;
-    if( pmvx || pmvy )
+    int bmx = (bpx + 2) >> 2, bmy = (bpy + 2) >> 2, bcost = bpred_cost;
     {
-        if( bmx | bmy )
+        const int b_round = (bpx | bpy) & 3, b_zero = (pmvx || pmvy) && (bmx | bmy);
+        if( b_round || b_zero )
         {
-            const int c = CME_FPEL_COST( 0, 0 );
-            if( c < bcost )
+            int fx[2] = { 4 * bmx, 0 }, fy[2] = { 4 * bmy, 0 }, fc[2];
+            cme_lowres_costs( &b, 2, fx, fy, 0, fc );
+            if( b_round )
+                bcost = fc[0] + CME_MVCOST( 4 * bmx, 4 * bmy );
+            if( b_zero && fc[1] + CME_MVCOST( 0, 0 ) < bcost )
             {
-                bcost = c;
+                bcost = fc[1] + CME_MVCOST( 0, 0 );
                 bmx = bmy = 0;
             }
         }
-    }
-    else if( pmv_cost < bcost )
-    {
-        bcost = pmv_cost;
-        bmx = bmy = 0;
+        if( !pmvx && !pmvy && pmv_cost < bcost )
+        {
+            bcost = pmv_cost;
+            bmx = bmy = 0;
+        }
     }
 
     /* hexagon: the six points, then half hexagons in the direction taken
      * (x264's hex2[] and its (dir-1) % 6 walk), while the centre stays
      * within the full-pel limits */
     {
-        const int hx[8] = { -1, -2, -1, 1, 2, 1, -1, -2 }, hy[8] = { -2, 0, 2, 2, 0, -2, -2, 0 };
-        int best = 0;
+        /* hex2[i] = (-1,-2) (-2,0) (-1,2) (1,2) (2,0) (1,-2) (-1,-2) (-2,0),
+         * i = 0..7, packed 3 bits per coordinate, +2 */
+#define CME_HEX_X( i ) ((int)((0x05c641u >> (3 * (i))) & 7) - 2)
+#define CME_HEX_Y( i ) ((int)((0x402910u >> (3 * (i))) & 7) - 2)
+        int px[6], py[6], pc[6], best = 0;
         for( int k = 0; k < 6; k++ )
         {
-            const int c = CME_FPEL_COST( bmx + hx[k+1], bmy + hy[k+1] );
+            px[k] = 4 * (bmx + CME_HEX_X( k + 1 ));
+            py[k] = 4 * (bmy + CME_HEX_Y( k + 1 ));
+        }
+        cme_lowres_costs( &b, 6, px, py, 0, pc );
+        for( int k = 0; k < 6; k++ )
+        {
+            const int c = pc[k] + CME_MVCOST( px[k], py[k] );
             if( c < bcost )
             {
                 bcost = c;
@@ -253,15 +367,21 @@ CME_SPEC void cme_lowres_block( const cme_lowres_param_t *p, const uint8_t *fenc
         if( best )
         {
             int dir = best - 1;
-            bmx += hx[dir+1];
-            bmy += hy[dir+1];
+            bmx += CME_HEX_X( dir + 1 );
+            bmy += CME_HEX_Y( dir + 1 );
             for( int i = (p->i_me_range >> 1) - 1;
                  i > 0 && bmx >= fmin_x && bmx <= fmax_x && bmy >= fmin_y && bmy <= fmax_y; i-- )
             {
                 int r = 0;
                 for( int k = 0; k < 3; k++ )
                 {
-                    const int c = CME_FPEL_COST( bmx + hx[dir+k], bmy + hy[dir+k] );
+                    px[k] = 4 * (bmx + CME_HEX_X( dir + k ));
+                    py[k] = 4 * (bmy + CME_HEX_Y( dir + k ));
+                }
+                cme_lowres_costs( &b, 3, px, py, 0, pc );
+                for( int k = 0; k < 3; k++ )
+                {
+                    const int c = pc[k] + CME_MVCOST( px[k], py[k] );
                     if( c < bcost )
                     {
                         bcost = c;
@@ -271,34 +391,42 @@ CME_SPEC void cme_lowres_block( const cme_lowres_param_t *p, const uint8_t *fenc
                 if( !r )
                     break;
                 dir = (dir + r - 2 + 6) % 6;
-                bmx += hx[dir+1];
-                bmy += hy[dir+1];
+                bmx += CME_HEX_X( dir + 1 );
+                bmy += CME_HEX_Y( dir + 1 );
             }
         }
+#undef CME_HEX_X
+#undef CME_HEX_Y
     }
     /* square refinement */
     {
         const int sx[8] = { 0, 0, -1, 1, -1, -1, 1, 1 }, sy[8] = { -1, 1, 0, 0, -1, 1, -1, 1 };
-        int best = -1;
+        int px[8], py[8], pc[8];
         for( int k = 0; k < 8; k++ )
         {
-            const int c = CME_FPEL_COST( bmx + sx[k], bmy + sy[k] );
+            px[k] = 4 * (bmx + sx[k]);
+            py[k] = 4 * (bmy + sy[k]);
+        }
+        cme_lowres_costs( &b, 8, px, py, 0, pc );
+        int bx = bmx, by = bmy;
+        for( int k = 0; k < 8; k++ )
+        {
+            const int c = pc[k] + CME_MVCOST( px[k], py[k] );
             if( c < bcost )
             {
                 bcost = c;
-                best = k;
+                bx = bmx + sx[k];
+                by = bmy + sy[k];
             }
         }
-        if( best >= 0 )
-        {
-            bmx += sx[best];
-            bmy += sy[best];
-        }
+        bmx = bx;
+        bmy = by;
     }
-#undef CME_HPEL_COST
-#undef CME_FPEL_COST
 
-    /* the better of the sub-pel predictor and the full-pel search, refined */
+    /* the better of the sub-pel predictor and the full-pel search, refined
+     * as refine_subpel at subme 4 (subpel_spec.h, cme_refine_subpel): one
+     * half-pel step on SAD, the SATD re-score, one quarter-pel step on SATD,
+     * stopping at the limits */
     int mx, my, c;
     if( bpred_cost < bcost )
     {
@@ -312,25 +440,69 @@ CME_SPEC void cme_lowres_block( const cme_lowres_param_t *p, const uint8_t *fenc
         my = 4 * bmy;
         c = bcost;
     }
-    cme_subpel_param_t sp;
-    sp.i_pixel = CME_PIXEL_8x8;
-    sp.i_subme = 4;
-    sp.b_fpel_satd = 0;
-    sp.mv_min[0] = min_x;
-    sp.mv_min[1] = min_y;
-    sp.mv_max[0] = max_x;
-    sp.mv_max[1] = max_y;
-    sp.mvp[0] = mvp[0];
-    sp.mvp[1] = mvp[1];
-    sp.p_cost_mv = cost;
-    cme_subpel_result_t r;
-    cme_refine_subpel( f, i_fenc_stride, pl, stride, &sp, mx, my, c, &r );
+    {
+        /* the diamond on SAD, and the centre's SATD for the re-score */
+        int px[5], py[5], pc[5], best = -1;
+        for( int k = 0; k < 4; k++ )
+        {
+            px[k] = mx + cme_hpel_dx( k );
+            py[k] = my + cme_hpel_dy( k );
+        }
+        px[4] = mx;
+        py[4] = my;
+        cme_lowres_costs( &b, 5, px, py, 1 << 4, pc );
+        int bx = mx, by = my;
+        for( int k = 0; k < 4; k++ )
+        {
+            const int ck = pc[k] + CME_MVCOST( px[k], py[k] );
+            if( ck < c )
+            {
+                c = ck;
+                best = k;
+                bx = px[k];
+                by = py[k];
+            }
+        }
+        if( best < 0 )
+            c = pc[4] + CME_MVCOST( mx, my );
+        else
+        {
+            mx = bx;
+            my = by;
+            cme_lowres_costs( &b, 1, &mx, &my, 1, pc );
+            c = pc[0] + CME_MVCOST( mx, my );
+        }
+    }
+    if( !(my <= min_y || my >= max_y || mx <= min_x || mx >= max_x) )
+    {
+        int px[4], py[4], pc[4];
+        for( int k = 0; k < 4; k++ )
+        {
+            px[k] = mx + cme_qpel_dx( k );
+            py[k] = my + cme_qpel_dy( k );
+        }
+        cme_lowres_costs( &b, 4, px, py, 0xf, pc );
+        int bx = mx, by = my;
+        for( int k = 0; k < 4; k++ )
+        {
+            const int ck = pc[k] + CME_MVCOST( px[k], py[k] );
+            if( ck < c )
+            {
+                c = ck;
+                bx = px[k];
+                by = py[k];
+            }
+        }
+        mx = bx;
+        my = by;
+    }
+#undef CME_MVCOST
 
-    c = r.cost - cost[0];
-    if( r.mv[0] || r.mv[1] )
+    c -= cost[0];
+    if( mx || my )
         c += 5 * p->i_lambda;
-    mv_out[0] = r.mv[0];
-    mv_out[1] = r.mv[1];
+    mv_out[0] = (int16_t)mx;
+    mv_out[1] = (int16_t)my;
     *cost_out = c;
 }
 

@@ -286,13 +286,46 @@ static void c_job_retire( cuda_me_t *h, cme_job_t *j )
     (void)h; (void)j;
 }
 
-static int c_lowres( cuda_me_t *h, const cme_lowres_param_t *p, const uint8_t *fenc, intptr_t i_fenc_stride,
-                     const uint8_t *const ref[4], intptr_t i_stride, int16_t (*mvs)[2], int *costs )
+static int c_lowres( cuda_me_t *h, const cme_lowres_param_t *p, const cuda_me_lowres_job_t *job,
+                     int16_t (*mvs)[2], int *costs )
 {
     if( cme_fault( h, CME_FAULT_LAUNCH ) )
         return CUDA_ME_EDEVICE;
-    cme_lowres_frame_c( p, fenc, i_fenc_stride, ref, i_stride, mvs, costs );
+    cme_lowres_frame_c( p, job->fenc, job->i_fenc_stride, job->ref, job->i_stride, mvs, costs );
     return 0;
+}
+
+/* lowres_queue: the searches, now (the results are there when it returns). */
+static int c_lowres_queue( cuda_me_t *h, const cme_lowres_param_t *p, const cuda_me_lowres_job_t *const *jobs,
+                           int n, int16_t (*const *mvs)[2], int *const *costs, int64_t *ticket )
+{
+    for( int k = 0; k < n; k++ )
+    {
+        int ret = c_lowres( h, p, jobs[k], mvs[k], costs[k] );
+        if( ret < 0 )
+            return ret;
+    }
+    *ticket = 1;
+    return 0;
+}
+
+static int c_lowres_wait( cuda_me_t *h, int64_t ticket )
+{
+    (void)h;
+    (void)ticket;
+    return 0;
+}
+
+static void *c_lowres_alloc( cuda_me_t *h, size_t bytes )
+{
+    (void)h;
+    return malloc( bytes );
+}
+
+static void c_lowres_free( cuda_me_t *h, void *p )
+{
+    (void)h;
+    free( p );
 }
 
 const cme_backend_t cme_backend_c =
@@ -309,4 +342,8 @@ const cme_backend_t cme_backend_c =
     .job_finish  = c_job_finish,
     .job_retire  = c_job_retire,
     .lowres      = c_lowres,
+    .lowres_queue = c_lowres_queue,
+    .lowres_wait = c_lowres_wait,
+    .lowres_alloc = c_lowres_alloc,
+    .lowres_free = c_lowres_free,
 };

@@ -392,15 +392,23 @@ EOF
     ENC_ENV=X264_GPU_ME_WARMUP=1 check la0 $LA --preset slower --gpu-me-lookahead 0
     ENC_ENV=X264_GPU_ME_WARMUP=1 check la1q $LA --preset medium --qp 27 --gpu-me-lookahead 1 --gpu-me-stats
     ENC_ENV=X264_GPU_ME_WARMUP=1 check la0q $LA --preset medium --qp 27
+    ENC_ENV="X264_GPU_ME_WARMUP=1 X264_GPU_ME_LA_PREFETCH=0" check la1s $LA --preset slower --gpu-me-lookahead 1 --gpu-me-stats
+    ENC_ENV="X264_GPU_ME_WARMUP=1 X264_GPU_ME_LA_PREFETCH=0" check la1qs $LA --preset medium --qp 27 --gpu-me-lookahead 1 --gpu-me-stats
     }
     same la1 la0 "--gpu-me-lookahead 1 (MB-tree, 2 lookahead slices): the same bytes as x264's own lookahead search"
     same la1q la0q "--gpu-me-lookahead 1 (--qp: the outer ring left as it was): the same bytes; 0 is the default"
-    for n in la1 la1q; do
+    same la1s la0 "--gpu-me-lookahead 1 without queueing ahead (each pair searched when asked for): the same bytes"
+    same la1qs la0q "--gpu-me-lookahead 1 without queueing ahead, --qp: the same bytes"
+    # the pairs reach cuda_me: queued ahead and taken (la1, la1q), or
+    # searched when asked for (la1s, la1qs: none queued)
+    for n in la1 la1q la1s la1qs; do
         la="$(sed -n 's/.*gpu-me: lookahead: \([0-9]*\) pairs searched by cuda_me .*/\1/p' "$W/$n.log")"
-        if [ -n "$la" ] && [ "$la" -gt 10 ]; then
-            pass "$n: $la lookahead pairs searched by cuda_me"
+        hit="$(sed -n 's/.*queued ahead, \([0-9]*\) of them asked for.*/\1/p' "$W/$n.log")"
+        want=$la; [ "${n%s}" != "$n" ] && want=0
+        if [ -n "$la" ] && [ "$la" -gt 10 ] && [ "$hit" = "$want" ]; then
+            pass "$n: $la lookahead pairs searched by cuda_me, $hit of them queued ahead"
         else
-            fail "$n: expected the lookahead's pairs in cuda_me"; grep -h "lookahead" "$W/$n.log"
+            fail "$n: expected the lookahead's pairs in cuda_me, $want of them queued ahead"; grep -h "lookahead" "$W/$n.log"
         fi
     done
     # frames of more than 4 Mpixels: one candidate by default (foreman
