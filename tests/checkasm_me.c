@@ -21,6 +21,7 @@
  *****************************************************************************/
 
 #include <check.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1167,6 +1168,167 @@ START_TEST( test_lowres )
 }
 END_TEST
 
+/* lowres_prefetch's bookkeeping, on the C backend (no GPU needed): queued
+ * pairs are taken by lowres_search with the results of searching then,
+ * only where ids and values match (else searched then); at most
+ * CUDA_ME_LOWRES_QUEUE wait, the oldest forgotten; bad calls change
+ * nothing. */
+START_TEST( test_lowres_queue )
+{
+    const char *name = "lowres_prefetch (C backend)";
+    char path[512];
+    snprintf( path, sizeof(path), "%s/foreman_cif.y4m", test_data_dir() );
+    tframe_t f[2];
+    if( tframe_read_y4m( &f[0], path, 0 ) || tframe_read_y4m( &f[1], path, 3 ) )
+        ck_abort_msg( "cannot read %s", path );
+    lr_planes_t a, b;
+    lr_make( &a, &f[0] );
+    lr_make( &b, &f[1] );
+    const int half = 4 * 4 * 2048;
+    uint16_t *cost = malloc( (2 * half + 1) * sizeof(uint16_t) );
+    ck_assert( cost );
+    for( int d = -half; d <= half; d++ )
+    {
+        int bits = 1, v = d < 0 ? -d : d;
+        while( v ) { bits += 2; v >>= 1; }
+        cost[d + half] = (uint16_t)(2 * bits);
+    }
+    const int mbw = a.w / 8, mbh = a.h / 8, mb = mbw * mbh;
+    cuda_me_function_t F;
+    cuda_me_init( CUDA_ME_API_VERSION, &F );
+    cuda_me_param_t p = { 0 };
+    p.i_width = f[0].w / 16 * 16;
+    p.i_height = f[0].h / 16 * 16;
+    p.i_range = 16;
+    p.i_mv_range = 512;
+    p.i_parts = CUDA_ME_NPART_8x8;
+    p.i_backend = CUDA_ME_BACKEND_C;
+    cuda_me_t *h = F.open( &p, NULL );
+    ck_assert_msg( h != NULL, "%s: open failed", name );
+    /* jobs[0]: a in b, jobs[1]: b in a; no edges, so the stale entries count */
+    cuda_me_lowres_job_t job[2] =
+    {
+        { mbw, mbh, 16, 512, 2, 2, 0, cost + half, a.p[0], a.stride, { b.p[0], b.p[1], b.p[2], b.p[3] }, b.stride, 1, 2 },
+        { mbw, mbh, 16, 512, 2, 2, 0, cost + half, b.p[0], b.stride, { a.p[0], a.p[1], a.p[2], a.p[3] }, a.stride, 2, 1 },
+    };
+    int16_t (*stale)[2] = malloc( mb * sizeof(*stale) ), (*ref[2])[2], (*out)[2] = malloc( mb * sizeof(*out) );
+    int *stale_c = malloc( mb * sizeof(int) ), *ref_c[2], *out_c = malloc( mb * sizeof(int) );
+    ck_assert( stale && out && stale_c && out_c );
+    uint32_t rng = test_seed();
+    for( int i = 0; i < mb; i++ )
+    {
+        rng = rng * 1664525u + 1013904223u;
+        stale[i][0] = (int16_t)((int)(rng >> 8 & 127) - 64);
+        stale[i][1] = (int16_t)((int)(rng >> 16 & 63) - 32);
+        stale_c[i] = (int)(rng >> 4 & 4095);
+    }
+    /* the reference: each searched at once (ids 0: nothing kept) */
+    for( int k = 0; k < 2; k++ )
+    {
+        ref[k] = malloc( mb * sizeof(*ref[k]) );
+        ref_c[k] = malloc( mb * sizeof(int) );
+        ck_assert( ref[k] && ref_c[k] );
+        memcpy( ref[k], stale, mb * sizeof(*stale) );
+        memcpy( ref_c[k], stale_c, mb * sizeof(int) );
+        cuda_me_lowres_job_t j = job[k];
+        j.i_fenc_id = j.i_ref_id = 0;
+        ck_assert_int_eq( F.lowres_search( h, &j, ref[k], ref_c[k] ), 0 );
+    }
+    const int16_t (*sm[CUDA_ME_LOWRES_QUEUE+1])[2];
+    const int *sc[CUDA_ME_LOWRES_QUEUE+1];
+    cuda_me_lowres_job_t q[CUDA_ME_LOWRES_QUEUE+1];
+    for( int j = 0; j <= CUDA_ME_LOWRES_QUEUE; j++ )
+    {
+        sm[j] = (const int16_t (*)[2])stale;
+        sc[j] = stale_c;
+        q[j] = job[j & 1];
+        q[j].i_fenc_id = 10 + 2 * j + (j & 1);
+        q[j].i_ref_id = 10 + 2 * j + !(j & 1);
+    }
+#define SEARCH( jb, k, hit ) do { \
+        cuda_me_stats_t s0, s1; \
+        F.stats( h, &s0 ); \
+        memcpy( out, stale, mb * sizeof(*stale) ); \
+        memcpy( out_c, stale_c, mb * sizeof(int) ); \
+        ck_assert_int_eq( F.lowres_search( h, (jb), out, out_c ), 0 ); \
+        F.stats( h, &s1 ); \
+        ck_assert_msg( s1.i_lowres_hits - s0.i_lowres_hits == (hit), "%s: line %d: hit %d, expected %d", name, \
+                       __LINE__, (int)(s1.i_lowres_hits - s0.i_lowres_hits), (hit) ); \
+        ck_assert_msg( !memcmp( out, ref[k], mb * sizeof(*out) ) && !memcmp( out_c, ref_c[k], mb * sizeof(int) ), \
+                       "%s: line %d: results differ from a search at once", name, __LINE__ ); \
+    } while( 0 )
+    /* bad calls: nothing queued, not sticky */
+    cuda_me_lowres_job_t bad[2] = { job[0], job[1] };
+    bad[1].i_lambda = 3;
+    ck_assert_int_eq( F.lowres_prefetch( h, bad, 2, sm, sc ), CUDA_ME_EINVAL );   /* two sets of values */
+    bad[1] = job[1];
+    bad[1].i_ref_id = 0;
+    ck_assert_int_eq( F.lowres_prefetch( h, bad, 2, sm, sc ), CUDA_ME_EINVAL );   /* no id */
+    ck_assert_int_eq( F.lowres_prefetch( h, q, CUDA_ME_LOWRES_QUEUE + 1, sm, sc ), CUDA_ME_EINVAL );
+    ck_assert_int_eq( F.error( h ), 0 );
+    SEARCH( &job[0], 0, 0 );   /* nothing was queued */
+    /* queued, then taken once */
+    ck_assert_int_eq( F.lowres_prefetch( h, job, 2, sm, sc ), 2 );
+    ck_assert_int_eq( F.lowres_prefetch( h, job, 2, sm, sc ), 0 );
+    SEARCH( &job[1], 1, 1 );
+    SEARCH( &job[0], 0, 1 );
+    SEARCH( &job[0], 0, 0 );
+    /* queued for other values: searched then, with the values asked for */
+    ck_assert_int_eq( F.lowres_prefetch( h, bad, 1, sm, sc ), 1 );   /* bad[0] is job[0] */
+    cuda_me_lowres_job_t other = job[0];
+    other.i_lambda = 3;
+    {
+        cuda_me_stats_t s0, s1;
+        F.stats( h, &s0 );
+        memcpy( out, stale, mb * sizeof(*stale) );
+        memcpy( out_c, stale_c, mb * sizeof(int) );
+        ck_assert_int_eq( F.lowres_search( h, &other, out, out_c ), 0 );
+        F.stats( h, &s1 );
+        ck_assert_int_eq( s1.i_lowres_hits, s0.i_lowres_hits );
+        memcpy( ref[0], stale, mb * sizeof(*stale) );   /* its reference: lambda 3 at once */
+        memcpy( ref_c[0], stale_c, mb * sizeof(int) );
+        other.i_fenc_id = other.i_ref_id = 0;
+        ck_assert_int_eq( F.lowres_search( h, &other, ref[0], ref_c[0] ), 0 );
+        ck_assert( !memcmp( out, ref[0], mb * sizeof(*out) ) && !memcmp( out_c, ref_c[0], mb * sizeof(int) ) );
+        memcpy( ref[0], stale, mb * sizeof(*stale) );   /* back to job[0]'s */
+        memcpy( ref_c[0], stale_c, mb * sizeof(int) );
+        ck_assert_int_eq( F.lowres_search( h, &(cuda_me_lowres_job_t){ .i_mb_width = 0 }, out, out_c ), CUDA_ME_EINVAL );
+        cuda_me_lowres_job_t j0 = job[0];
+        j0.i_fenc_id = j0.i_ref_id = 0;
+        ck_assert_int_eq( F.lowres_search( h, &j0, ref[0], ref_c[0] ), 0 );
+    }
+    SEARCH( &job[0], 0, 0 );   /* taken by the search for other values */
+    /* a full queue, then one more: the oldest is forgotten */
+    ck_assert_int_eq( F.lowres_prefetch( h, q, CUDA_ME_LOWRES_QUEUE, sm, sc ), CUDA_ME_LOWRES_QUEUE );
+    ck_assert_int_eq( F.lowres_prefetch( h, q + CUDA_ME_LOWRES_QUEUE, 1, sm, sc ), 1 );
+    SEARCH( &q[0], 0, 0 );
+    SEARCH( &q[1], 1, 1 );
+    SEARCH( &q[CUDA_ME_LOWRES_QUEUE], CUDA_ME_LOWRES_QUEUE & 1, 1 );
+    SEARCH( &q[CUDA_ME_LOWRES_QUEUE-1], (CUDA_ME_LOWRES_QUEUE - 1) & 1, 1 );
+#undef SEARCH
+    ck_assert_int_eq( F.error( h ), 0 );
+    cuda_me_stats_t st;
+    F.stats( h, &st );
+    printf( "--- %s: %"PRId64" pairs queued, %"PRId64" taken, %"PRId64" searched\n", name, st.i_lowres_queued,
+            st.i_lowres_hits, st.i_lowres_pairs );
+    F.close( h );   /* with pairs still queued */
+    for( int k = 0; k < 2; k++ )
+    {
+        free( ref[k] );
+        free( ref_c[k] );
+    }
+    free( stale );
+    free( stale_c );
+    free( out );
+    free( out_c );
+    free( cost );
+    free( a.buf );
+    free( b.buf );
+    tframe_free( &f[0] );
+    tframe_free( &f[1] );
+}
+END_TEST
+
 /* The whole library path (put, submit, get, done, release) with many frames
  * in flight and several references per frame: CUDA and C give the same,
  * without and with x264's frame-thread MV limit. */
@@ -1703,6 +1865,7 @@ Suite *checkasm_suite( void )
     tcase_add_loop_test( tc, test_backend_subpel, 0, sizeof(sp_backend_cases)/sizeof(*sp_backend_cases) );
     /* the lookahead's search: CK_RUN_SUITE=gpu CK_RUN_CASE=subpel too */
     tcase_add_loop_test( tc, test_lowres, 0, sizeof(lr_cases)/sizeof(*lr_cases) );
+    tcase_add_test( tc, test_lowres_queue );
     suite_add_tcase( s, tc );
     return s;
 }
