@@ -390,13 +390,13 @@ EOF
     {
     ENC_ENV=X264_GPU_ME_WARMUP=1 check la1 $LA --preset slower --gpu-me-lookahead 1 --gpu-me-stats
     ENC_ENV=X264_GPU_ME_WARMUP=1 check la0 $LA --preset slower --gpu-me-lookahead 0
-    ENC_ENV=X264_GPU_ME_WARMUP=1 check la1q $LA --preset medium --qp 27 --gpu-me-lookahead 1 --gpu-me-stats
-    ENC_ENV=X264_GPU_ME_WARMUP=1 check la0q $LA --preset medium --qp 27
+    ENC_ENV=X264_GPU_ME_WARMUP=1 check la1q $LA --preset medium --qp 27 --gpu-me-stats
+    ENC_ENV=X264_GPU_ME_WARMUP=1 check la0q $LA --preset medium --qp 27 --gpu-me-lookahead 0
     ENC_ENV="X264_GPU_ME_WARMUP=1 X264_GPU_ME_LA_PREFETCH=0" check la1s $LA --preset slower --gpu-me-lookahead 1 --gpu-me-stats
     ENC_ENV="X264_GPU_ME_WARMUP=1 X264_GPU_ME_LA_PREFETCH=0" check la1qs $LA --preset medium --qp 27 --gpu-me-lookahead 1 --gpu-me-stats
     }
     same la1 la0 "--gpu-me-lookahead 1 (MB-tree, 2 lookahead slices): the same bytes as x264's own lookahead search"
-    same la1q la0q "--gpu-me-lookahead 1 (--qp: the outer ring left as it was): the same bytes; 0 is the default"
+    same la1q la0q "--gpu-me-lookahead 1, the default (--qp: the outer ring left as it was): the same bytes"
     same la1s la0 "--gpu-me-lookahead 1 without queueing ahead (each pair searched when asked for): the same bytes"
     same la1qs la0q "--gpu-me-lookahead 1 without queueing ahead, --qp: the same bytes"
     # the pairs reach cuda_me: queued ahead and taken (la1, la1q), or
