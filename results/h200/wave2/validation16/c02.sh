@@ -6,7 +6,7 @@
 # searches queued ahead (lowres_prefetch, the pairs of a frame in one launch)
 set -u
 tar xJf build/carry16/c2.tar.xz
-export CUDA_ME_COMMIT=f8da73e+lowres3
+export CUDA_ME_COMMIT=7f56047
 tests/device.sh data > "$OUT/device.log" 2>&1
 CUDA_ME_REQUIRE_GPU=1 CK_RUN_SUITE=gpu CK_RUN_CASE=subpel timeout 150 build/tests/test_cuda_me_static > "$OUT/unit_subpel.log" 2>&1
 rc=$?
