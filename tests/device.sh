@@ -94,12 +94,16 @@ e2e)
 sanitize-encode)
     for tool in memcheck racecheck synccheck; do
         sec "compute-sanitizer $tool over a --gpu-me encode"
-        timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "$X264" --no-progress --gpu-me --gpu-me-backend cuda \
-            --gpu-me-range 16 --gpu-me-stats --threads 4 --bframes 3 --ref 3 --frames 16 -o "$OUT/san-$tool.264" \
+        # the warm-up cut to one frame and a short lookahead with two
+        # slices: the lookahead's searches run on the GPU too (queued ahead)
+        X264_GPU_ME_WARMUP=1 timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "$X264" --no-progress \
+            --gpu-me --gpu-me-backend cuda --gpu-me-range 16 --gpu-me-stats --threads 4 --bframes 3 --ref 3 \
+            --rc-lookahead 10 --lookahead-threads 2 --frames 30 -o "$OUT/san-$tool.264" \
             "$D/foreman_cif.y4m" > "$OUT/sanitize-encode-$tool.log" 2>&1
         rc=$?
-        grep -E "ERROR SUMMARY|encoded|gpu-me: backend" "$OUT/sanitize-encode-$tool.log" | tail -3
+        grep -E "ERROR SUMMARY|encoded|gpu-me: backend|gpu-me: lookahead" "$OUT/sanitize-encode-$tool.log" | tail -4
         if [ "$rc" = 0 ] && grep -q "gpu-me: backend cuda" "$OUT/sanitize-encode-$tool.log" &&
+           grep -Eq "gpu-me: lookahead: [1-9][0-9]* pairs searched by cuda_me" "$OUT/sanitize-encode-$tool.log" &&
            grep -Eq "(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors)" "$OUT/sanitize-encode-$tool.log"; then
             pass "compute-sanitizer $tool over a --gpu-me encode: 0 errors"
         else
