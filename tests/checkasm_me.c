@@ -969,6 +969,34 @@ static void lr_make( lr_planes_t *o, const tframe_t *f )
             }
 }
 
+/* x264's MV cost table shape at lambda: lambda * (1 + 2 * log2 bits), for
+ * +-4*4*2048 quarter-pels; returns the allocation, *centre its middle. */
+#define LR_COST_HALF (4 * 4 * 2048)
+static uint16_t *lr_cost_table( int lambda )
+{
+    uint16_t *cost = malloc( (2 * LR_COST_HALF + 1) * sizeof(uint16_t) );
+    ck_assert( cost );
+    for( int d = -LR_COST_HALF; d <= LR_COST_HALF; d++ )
+    {
+        int bits = 1, v = d < 0 ? -d : d;
+        while( v ) { bits += 2; v >>= 1; }
+        cost[d + LR_COST_HALF] = (uint16_t)(lambda * bits);
+    }
+    return cost;
+}
+
+/* open() parameters for the frames of f (the lowres search ignores them). */
+static cuda_me_param_t lr_param( const tframe_t *f )
+{
+    cuda_me_param_t p = { 0 };
+    p.i_width = f->w / 16 * 16;
+    p.i_height = f->h / 16 * 16;
+    p.i_range = 16;
+    p.i_mv_range = 512;
+    p.i_parts = CUDA_ME_NPART_8x8;
+    return p;
+}
+
 START_TEST( test_lowres )
 {
     char name[128];
@@ -985,26 +1013,13 @@ START_TEST( test_lowres )
     lr_planes_t cur, ref;
     lr_make( &cur, &f[0] );
     lr_make( &ref, &f[1] );
-    /* x264's table at the lookahead's lambda (QP 12: 1) shape: lambda *
-     * (1 + 2 * log2 bits), +-4*4*2048 */
-    const int lambda = 1 + _i % 2, half = 4 * 4 * 2048;
-    uint16_t *cost = malloc( (2 * half + 1) * sizeof(uint16_t) );
-    ck_assert( cost );
-    for( int d = -half; d <= half; d++ )
-    {
-        int bits = 1, v = d < 0 ? -d : d;
-        while( v ) { bits += 2; v >>= 1; }
-        cost[d + half] = (uint16_t)(lambda * bits);
-    }
+    /* x264's table shape at lambdas like the lookahead's (QP 12: 1) */
+    const int lambda = 1 + _i % 2, half = LR_COST_HALF;
+    uint16_t *cost = lr_cost_table( lambda );
     const int mbw = cur.w / 8, mbh = cur.h / 8, mb = mbw * mbh;
     cuda_me_function_t F;
     cuda_me_init( CUDA_ME_API_VERSION, &F );
-    cuda_me_param_t p = { 0 };
-    p.i_width = f[0].w / 16 * 16;
-    p.i_height = f[0].h / 16 * 16;
-    p.i_range = 16;
-    p.i_mv_range = 512;
-    p.i_parts = CUDA_ME_NPART_8x8;
+    cuda_me_param_t p = lr_param( &f[0] );
     cuda_me_t *h[2];
     open_cuda_and_c( &F, &p, h, name );
     /* frames by id (API 10): cur 1, ref 2; then the other way round, so
@@ -1184,24 +1199,12 @@ START_TEST( test_lowres_queue )
     lr_planes_t a, b;
     lr_make( &a, &f[0] );
     lr_make( &b, &f[1] );
-    const int half = 4 * 4 * 2048;
-    uint16_t *cost = malloc( (2 * half + 1) * sizeof(uint16_t) );
-    ck_assert( cost );
-    for( int d = -half; d <= half; d++ )
-    {
-        int bits = 1, v = d < 0 ? -d : d;
-        while( v ) { bits += 2; v >>= 1; }
-        cost[d + half] = (uint16_t)(2 * bits);
-    }
+    const int half = LR_COST_HALF;
+    uint16_t *cost = lr_cost_table( 2 );
     const int mbw = a.w / 8, mbh = a.h / 8, mb = mbw * mbh;
     cuda_me_function_t F;
     cuda_me_init( CUDA_ME_API_VERSION, &F );
-    cuda_me_param_t p = { 0 };
-    p.i_width = f[0].w / 16 * 16;
-    p.i_height = f[0].h / 16 * 16;
-    p.i_range = 16;
-    p.i_mv_range = 512;
-    p.i_parts = CUDA_ME_NPART_8x8;
+    cuda_me_param_t p = lr_param( &f[0] );
     p.i_backend = CUDA_ME_BACKEND_C;
     cuda_me_t *h = F.open( &p, NULL );
     ck_assert_msg( h != NULL, "%s: open failed", name );
