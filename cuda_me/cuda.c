@@ -1078,13 +1078,15 @@ static int lr_slot( cme_cuda_t *g, int64_t id )
     return k;
 }
 
-/* The launch l (its pairs' arrays up from the host buffers hm, hc before,
- * down after), then ticket's event. */
+/* The launch l, queued: its pairs' arrays up from the host buffers hm, hc
+ * before it, down after it; then its slots are free to go. */
 static int lr_launch( cuda_me_t *h, cme_lowres_launch_t *l, int16_t (*const *hm)[2], int *const *hc, size_t mb )
 {
     cme_cuda_t *g = h->gpu;
     const cudaStream_t st = g->lr_stream;
     int ret;
+    if( !l->i_pairs )
+        return 0;
     for( int k = 0; k < l->i_pairs; k++ )
         if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( l->pair[k].mvs, hm[k], mb * sizeof(**hm), cudaMemcpyHostToDevice, st ) )) < 0 ||
             (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( l->pair[k].costs, hc[k], mb * sizeof(int), cudaMemcpyHostToDevice, st ) )) < 0 )
