@@ -290,7 +290,10 @@ static int c_lowres( cuda_me_t *h, const cme_lowres_param_t *p, const cuda_me_lo
                      int16_t (*mvs)[2], int *costs )
 {
     if( cme_fault( h, CME_FAULT_LAUNCH ) )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "lookahead search failed (injected)\n" );
         return CUDA_ME_EDEVICE;
+    }
     cme_lowres_frame_c( p, job->fenc, job->i_fenc_stride, job->ref, job->i_stride, mvs, costs );
     return 0;
 }

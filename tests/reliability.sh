@@ -77,6 +77,12 @@ for spec in launch:1 launch:12 copy:7 alloc:9; do
     # shellcheck disable=SC2086
     fault_case "$spec" "C backend, 3 threads" "gpu-me: .* failed" 30 "$F" $C --threads 3 --bframes 3
 done
+# the lookahead's search (--gpu-me-lookahead, the default): one thread, so
+# the 5th launch is deterministically the lookahead's (its first queue of
+# searches after a one-frame warm-up); x264 then searches on its own
+# shellcheck disable=SC2086
+X264_GPU_ME_WARMUP=1 fault_case launch:5 "C backend, the lookahead's search" "gpu-me: the lookahead's search failed" 30 \
+    "$F" $C --threads 1 --rc-lookahead 10
 CUDA_ME_FAULT=alloc:1 enc "$X264" fstart "$Q" $C --frames 3; refuses "CUDA_ME_FAULT=alloc:1 (at open) with --gpu-me-backend c" fstart
 
 echo "--- conformance sweep: every clip, presets ultrafast..veryslow, --gpu-me (C backend), 12 frames"
