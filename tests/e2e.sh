@@ -411,6 +411,44 @@ EOF
             fail "$n: expected the lookahead's pairs in cuda_me, $want of them queued ahead"; grep -h "lookahead" "$W/$n.log"
         fi
     done
+    # --gpu-me-lookahead across x264's features: weighted P (x264 keeps
+    # the weighted pairs), 8 B-frames, b-adapt 0, short GOPs,
+    # scene cuts, VBV and ABR without MB-tree (the outer ring), 4
+    # lookahead slices, slices, B-pyramid, zerolatency, intra refresh,
+    # umh, --subme 1 (x264 searches: diamond), odd sizes: the same bytes
+    # with 1 (the default) and 0, and the pairs reach cuda_me (queued
+    # ahead, every one asked for taken) where they should
+    while IFS='|' read -r n clip want args; do
+        # shellcheck disable=SC2086
+        {
+        ENC_ENV=X264_GPU_ME_WARMUP=1 check "lab_${n}1" "$clip" $C --gpu-me-range 16 --gpu-me-stats $args
+        ENC_ENV=X264_GPU_ME_WARMUP=1 check "lab_${n}0" "$clip" $C --gpu-me-range 16 --gpu-me-lookahead 0 $args
+        }
+        got="$(sed -n 's/.*gpu-me: lookahead: \([0-9]*\) pairs searched by cuda_me .*queued ahead, \([0-9]*\) of them.*/\1 \2/p' "$W/lab_${n}1.log")"
+        if ! cmp -s "$W/lab_${n}1.264" "$W/lab_${n}0.264"; then
+            fail "--gpu-me-lookahead 1 and 0 differ: $n ($args)"
+        elif { [ "$want" = 1 ] && [ -n "$got" ] && [ "${got% *}" -gt 0 ] && [ "${got% *}" = "${got#* }" ]; } ||
+             { [ "$want" = 0 ] && [ -z "$got" ]; }; then
+            pass "--gpu-me-lookahead 1 and 0 encode the same bytes: $n ($args; pairs in cuda_me, taken from the queue: ${got:-none})"
+        else
+            fail "$n: lookahead pairs in cuda_me, taken from the queue: '${got:-none}', expected $([ "$want" = 1 ] && echo "some, all taken" || echo none) ($args)"
+        fi
+    done <<'LIST'
+wp2|mobile_cif.y4m|1|--preset slower --weightp 2 --threads 3 --rc-lookahead 12
+badapt0|foreman_cif.y4m|1|--b-adapt 0 --threads 2 --rc-lookahead 10
+keyint5|foreman_cif.y4m|1|--keyint 5 --min-keyint 1 --threads 4 --rc-lookahead 10
+scenecut|pan_352x288.y4m|1|--scenecut 80 --threads 2 --rc-lookahead 10
+vbv|foreman_cif.y4m|1|--no-mbtree --bitrate 400 --vbv-maxrate 500 --vbv-bufsize 800 --threads 2 --rc-lookahead 10
+abr|foreman_cif.y4m|1|--no-mbtree --bitrate 400 --threads 2 --rc-lookahead 10
+la4|foreman_cif.y4m|1|--threads 4 --lookahead-threads 4 --rc-lookahead 10
+slices|foreman_cif.y4m|1|--slices 4 --threads 2 --rc-lookahead 10
+pyramid|bus_qcif.y4m|1|--bframes 5 --b-pyramid strict --threads 2 --rc-lookahead 10
+zerolat|foreman_cif.y4m|1|--tune zerolatency --threads 2
+irefresh|foreman_cif.y4m|1|--intra-refresh --threads 2 --rc-lookahead 10
+umh|carphone_qcif.y4m|1|--me umh --merange 24 --threads 1 --rc-lookahead 10
+tilt|tilt_352x192.y4m|1|--threads 2 --rc-lookahead 10 --bframes 8
+subme1|foreman_cif.y4m|0|--subme 1 --threads 2 --rc-lookahead 10
+LIST
     # frames of more than 4 Mpixels: one candidate by default (foreman
     # scaled to 2304x1792, 4.1 Mpixels; a short range for the C search)
     [ -s "$D/big_2304x1792.y4m" ] || ffmpeg -nostdin -loglevel error -y -i "$D/foreman_cif.y4m" \
