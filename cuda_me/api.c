@@ -652,7 +652,7 @@ static int cme_lowres_search( cuda_me_t *h, const cuda_me_lowres_job_t *job, int
     cme_lowres_param_t p;
     if( !h || !mvs || !costs || lowres_check( job, &p ) )
         return CUDA_ME_EINVAL;   /* nothing done; not sticky */
-    if( !h->be->lowres )
+    if( !h->be->lowres_queue )
         return CUDA_ME_ENOTBUILT;
     int err = cme_error_get( h );
     if( err )
@@ -679,7 +679,12 @@ static int cme_lowres_search( cuda_me_t *h, const cuda_me_lowres_job_t *job, int
         }
     }
     else if( err >= 0 )
-        err = h->be->lowres( h, &p, job, mvs, costs );
+    {
+        int64_t t;   /* searched now, into the caller's arrays */
+        err = h->be->lowres_queue( h, &p, &job, 1, &mvs, &costs, &t );
+        if( err >= 0 )
+            err = h->be->lowres_wait( h, t );
+    }
     if( e )
         e->i_fenc_id = e->i_ref_id = 0;   /* taken, or made for other values */
     const double t1 = cme_time_ms();
@@ -710,7 +715,7 @@ static int cme_lowres_prefetch( cuda_me_t *h, const cuda_me_lowres_job_t *jobs, 
         if( !mvs[k] || !costs[k] || lowres_check( &jobs[k], k ? &q : &p ) || !jobs[k].i_fenc_id ||
             !jobs[k].i_ref_id || (k && !lowres_same( &p, &q )) )
             return CUDA_ME_EINVAL;
-    if( !h->be->lowres || !h->be->lowres_queue )
+    if( !h->be->lowres_queue )
         return CUDA_ME_ENOTBUILT;
     int err = cme_error_get( h );
     if( err || !n )

@@ -1232,16 +1232,6 @@ static void cu_lowres_free( cuda_me_t *h, void *p )
         cudaFreeHost( p );
 }
 
-/* The lookahead's search of one pair, now: queued with x264's own arrays
- * (pageable: the copies then wait for the host), waited for. */
-static int cu_lowres( cuda_me_t *h, const cme_lowres_param_t *p, const cuda_me_lowres_job_t *job,
-                      int16_t (*mvs)[2], int *costs )
-{
-    int64_t t;
-    int ret = cu_lowres_queue( h, p, &job, 1, &mvs, &costs, &t );
-    return ret < 0 ? ret : cu_lowres_wait( h, t );
-}
-
 const cme_backend_t cme_backend_cuda =
 {
     .name        = "CUDA",
@@ -1258,7 +1248,6 @@ const cme_backend_t cme_backend_cuda =
     .stats_sync  = cu_stats_sync,
     .frame_sync  = cu_frame_sync,
     .flush       = cu_flush,
-    .lowres      = cu_lowres,
     .lowres_queue = cu_lowres_queue,
     .lowres_wait = cu_lowres_wait,
     .lowres_alloc = cu_lowres_alloc,

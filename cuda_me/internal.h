@@ -82,14 +82,12 @@ typedef struct cme_backend_t
     void (*flush)( cuda_me_t *h );
     /* Optional: bring h->stats up to date (called without h->lock). */
     void (*stats_sync)( cuda_me_t *h );
-    /* Optional: the lookahead's search of one pair (lowres_spec.h), now;
-     * p: job's values, checked. */
-    int  (*lowres)( cuda_me_t *h, const cme_lowres_param_t *p, const cuda_me_lowres_job_t *job,
-                    int16_t (*mvs)[2], int *costs );
-    /* Optional, with lowres: n such searches with one p, queued: search k
-     * reads and writes mvs[k], costs[k] (buffers from lowres_alloc, which
-     * must stay until it ran); *ticket for lowres_wait, which returns once
-     * the searches of that ticket and every earlier one have run. */
+    /* Optional: the lookahead's searches of n pairs (lowres_spec.h) with one
+     * p (the jobs' values, checked), queued: search k reads and writes
+     * mvs[k], costs[k] (which must stay until it ran: lowres_alloc's
+     * buffers, or the caller's when it waits at once); *ticket for
+     * lowres_wait, which returns once the searches of that ticket and every
+     * earlier one have run. */
     int  (*lowres_queue)( cuda_me_t *h, const cme_lowres_param_t *p, const cuda_me_lowres_job_t *const *jobs,
                           int n, int16_t (*const *mvs)[2], int *const *costs, int64_t *ticket );
     int  (*lowres_wait)( cuda_me_t *h, int64_t ticket );

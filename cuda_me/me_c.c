@@ -344,7 +344,6 @@ const cme_backend_t cme_backend_c =
     .job_submit  = c_job_submit,
     .job_finish  = c_job_finish,
     .job_retire  = c_job_retire,
-    .lowres      = c_lowres,
     .lowres_queue = c_lowres_queue,
     .lowres_wait = c_lowres_wait,
     .lowres_alloc = c_lowres_alloc,
