@@ -379,6 +379,45 @@ EOF
         fail "--gpu-me-split 10: expected the info line, some P and B 8x8 analyses skipped and another encode"
         grep -h "gpu-me: C\|8x8 analyses" "$W/split10.log"
     fi
+    # --gpu-me-fallback (patches/0026): adaptive mode's own search, where a
+    # predictor beat the GPU's vectors, with x264's --me or a hexagon;
+    # auto: hex at --ref 9 or more with --me umh/esa/tesa (veryslow, placebo)
+    FB="bus_qcif.y4m $C --threads 2 --gpu-me-range 16 --frames 16"
+    # shellcheck disable=SC2086
+    {
+    check fbauto $FB --preset veryslow
+    check fbhex $FB --preset veryslow --gpu-me-fallback hex
+    check fbme $FB --preset veryslow --gpu-me-fallback me
+    check fbslower $FB --preset slower
+    check fbslowerme $FB --preset slower --gpu-me-fallback me
+    check fbmehex $FB --preset veryslow --me hex --gpu-me-fallback hex
+    check fbmehexme $FB --preset veryslow --me hex --gpu-me-fallback me
+    check fbrepl $FB --preset veryslow --gpu-me-mode replace --gpu-me-fallback hex
+    check fbreplme $FB --preset veryslow --gpu-me-mode replace --gpu-me-fallback me
+    }
+    same fbauto fbhex "--gpu-me-fallback auto is hex at veryslow (--ref 16, --me umh)"
+    same fbslower fbslowerme "--gpu-me-fallback auto is me at slower (--ref 8)"
+    same fbmehex fbmehexme "--gpu-me-fallback hex with --me hex: nothing to change"
+    same fbrepl fbreplme "--gpu-me-fallback hex in replace mode (no fallback search): nothing to change"
+    if ! cmp -s "$W/fbhex.264" "$W/fbme.264" &&
+       grep -q "C reference; .*, adaptive mode (auto), hexagon fallback (auto), " "$W/fbauto.log" &&
+       grep -q "C reference; .*, adaptive mode (auto), hexagon fallback, " "$W/fbhex.log" &&
+       ! grep -q "hexagon fallback" "$W/fbme.log" "$W/fbslower.log" "$W/fbmehex.log" "$W/fbrepl.log" &&
+       grep -q "gpu_me_fallback=hex" "$W/fbhex.264" && ! grep -q "gpu_me_fallback" "$W/fbme.264" "$W/fbmehex.264"; then
+        pass "--gpu-me-fallback hex changes the veryslow encode, the info line and the option SEI say so (and only where it applies)"
+    else
+        fail "--gpu-me-fallback: expected hex to change the veryslow encode, with the info line and the option SEI"
+        grep -h "gpu-me: C" "$W"/fb*.log
+    fi
+    # shellcheck disable=SC2086
+    if ENC_DUMP=0 enc "$X264" fbbad bus_qcif.y4m $C --frames 2 --gpu-me-fallback umh; then
+        fail "--gpu-me-fallback umh must be refused"
+    elif grep -q "invalid argument: gpu-me-fallback = umh" "$W/fbbad.log"; then
+        pass "--gpu-me-fallback umh is refused: $(grep -h 'invalid argument' "$W/fbbad.log")"
+    else
+        fail "--gpu-me-fallback umh: no clear error"; cat "$W/fbbad.log"
+    fi
+    rm -f "$W/fbbad.264"
     # --gpu-me-lookahead 1 (patches/0025): the lookahead's own lowres
     # search in cuda_me (cuda_me/lowres_spec.h) is x264's, bit for bit: the
     # same bytes as x264 searching, with MB-tree (every block) and with --qp
