@@ -53,6 +53,7 @@ lathreads mobile_cif.y4m --threads 12 --lookahead-threads 2 --gpu-me-range 28 --
 subpel foreman_cif.y4m --threads 4 --gpu-me-range 32 --ref 4 --bframes 3 --gpu-me-subpel 30
 subpelall mobile_cif.y4m --preset slower --threads 4 --gpu-me-range 16 --gpu-me-subpel 10
 split foreman_cif.y4m --threads 4 --gpu-me-range 32 --ref 3 --bframes 3 --gpu-me-split 10
+fallback bus_qcif.y4m --preset veryslow --threads 4 --gpu-me-fallback hex
 EOF
     # the backend users get (auto): the device opens on its own thread during
     # the warm-up; the same bytes as the C reference
@@ -380,31 +381,27 @@ EOF
         grep -h "gpu-me: C\|8x8 analyses" "$W/split10.log"
     fi
     # --gpu-me-fallback (patches/0026): adaptive mode's own search, where a
-    # predictor beat the GPU's vectors, with x264's --me or a hexagon;
-    # auto: hex at --ref 9 or more with --me umh/esa/tesa (veryslow, placebo)
+    # predictor beat the GPU's vectors, with x264's --me (the default) or a
+    # hexagon; it changes the encode only with --me umh/esa/tesa in adaptive mode
     FB="bus_qcif.y4m $C --threads 2 --gpu-me-range 16 --frames 16"
     # shellcheck disable=SC2086
     {
-    check fbauto $FB --preset veryslow
+    check fbdef $FB --preset veryslow
     check fbhex $FB --preset veryslow --gpu-me-fallback hex
     check fbme $FB --preset veryslow --gpu-me-fallback me
-    check fbslower $FB --preset slower
-    check fbslowerme $FB --preset slower --gpu-me-fallback me
     check fbmehex $FB --preset veryslow --me hex --gpu-me-fallback hex
     check fbmehexme $FB --preset veryslow --me hex --gpu-me-fallback me
     check fbrepl $FB --preset veryslow --gpu-me-mode replace --gpu-me-fallback hex
     check fbreplme $FB --preset veryslow --gpu-me-mode replace --gpu-me-fallback me
     }
-    same fbauto fbhex "--gpu-me-fallback auto is hex at veryslow (--ref 16, --me umh)"
-    same fbslower fbslowerme "--gpu-me-fallback auto is me at slower (--ref 8)"
+    same fbdef fbme "--gpu-me-fallback me is the default"
     same fbmehex fbmehexme "--gpu-me-fallback hex with --me hex: nothing to change"
     same fbrepl fbreplme "--gpu-me-fallback hex in replace mode (no fallback search): nothing to change"
     if ! cmp -s "$W/fbhex.264" "$W/fbme.264" &&
-       grep -q "C reference; .*, adaptive mode (auto), hexagon fallback (auto), " "$W/fbauto.log" &&
        grep -q "C reference; .*, adaptive mode (auto), hexagon fallback, " "$W/fbhex.log" &&
-       ! grep -q "hexagon fallback" "$W/fbme.log" "$W/fbslower.log" "$W/fbmehex.log" "$W/fbrepl.log" &&
-       grep -q "gpu_me_fallback=hex" "$W/fbhex.264" && ! grep -q "gpu_me_fallback" "$W/fbme.264" "$W/fbmehex.264"; then
-        pass "--gpu-me-fallback hex changes the veryslow encode, the info line and the option SEI say so (and only where it applies)"
+       ! grep -q "hexagon fallback" "$W/fbme.log" "$W/fbmehex.log" "$W/fbrepl.log" &&
+       grep -q "gpu_me_fallback=hex" "$W/fbhex.264" && ! grep -q "gpu_me_fallback" "$W/fbme.264" "$W/fbmehex.264" "$W/fbrepl.264"; then
+        pass "--gpu-me-fallback hex changes the veryslow (umh) encode; the info line and the option SEI say so, only where it applies"
     else
         fail "--gpu-me-fallback: expected hex to change the veryslow encode, with the info line and the option SEI"
         grep -h "gpu-me: C" "$W"/fb*.log
