@@ -2,8 +2,8 @@
 # results/adapt_hex_cpu.sh [WORKDIR]: issue 12, veryslow's integer search:
 # adaptive mode's fallback (where one of x264's predictors beat the GPU's
 # vectors) as a hexagon search instead of the preset's umh
-# (patches/experiments/0007, X264_GPU_ME_ADAPT_HEX=1, built by ./build.sh
-# experiment), against --gpu-me as shipped.  C backend (the GPU's results
+# (--gpu-me-fallback hex, patches/0026; until the seventeenth session the
+# experiment X264_GPU_ME_ADAPT_HEX=1), against --gpu-me's default (me).  C backend (the GPU's results
 # bit for bit), street 540p, 30 frames, --gpu-me-range 16, --gpu-me-split
 # 10 (auto's choice at 1080p), 1 thread per encode, QP 22 27 32 37 (CLIPS,
 # PRESET, RANGE change them).  Prints BD-rates (PSNR-Y) and, at QP 27,
@@ -17,9 +17,9 @@ set -u
 exp_setup adapt_hex_cpu "${1:-}"   # X, W
 exp_study street_540p_30 veryslow 16   # CLIPS, PRESET, RANGE
 encode() {   # CLIP CONFIG QP OUT (exp_grid)
-    local e=""
-    [ "$2" = hex ] && e="X264_GPU_ME_ADAPT_HEX=1"
-    echo "env $e $X --preset $PRESET --threads 1 --qp $3 --psnr --gpu-me --gpu-me-backend c --gpu-me-split 10" \
+    local a=""
+    [ "$2" = hex ] && a="--gpu-me-fallback hex"
+    echo "$X $a --preset $PRESET --threads 1 --qp $3 --psnr --gpu-me --gpu-me-backend c --gpu-me-split 10" \
          "--gpu-me-range $RANGE --gpu-me-stats -o $4.264 $D/$1.y4m"
 }
 exp_grid encode off hex
