@@ -15,7 +15,9 @@
 #   options    every gpu-me-* option gets through -x264-params (mode cand,
 #              range 24, device 0, stats 0, subpel 20): no parse error, x264
 #              reports them and writes gpu_me=cand:24 gpu_me_subpel=20 into
-#              the stream's option SEI
+#              the stream's option SEI; and at veryslow split 20,
+#              lookahead 0, fallback hex (gpu_me_split=20
+#              gpu_me_fallback=hex in the SEI)
 #   bad value  gpu-me-mode=bogus: -x264opts fails (exit != 0, "bad value for
 #              'gpu-me-mode'"); -x264-params, where FFmpeg only warns about
 #              x264 options, names it ("Error parsing option 'gpu-me-mode =
@@ -135,6 +137,23 @@ if enc opts -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-mode=cand:gpu-me-range
     fi
 else
     fail "options: FFmpeg failed"; tail -n 5 "$W/opts.log"
+fi
+
+# 6b. the later options (split, lookahead, fallback) too, at veryslow,
+# where --gpu-me-fallback hex applies (--me umh)
+if enc opts2 -preset veryslow -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-range=16:gpu-me-split=20:gpu-me-lookahead=0:gpu-me-fallback=hex; then
+    if grep -q 'Error parsing option' "$W/opts2.log"; then
+        fail "options: FFmpeg could not pass an option: $(grep -m1 'Error parsing option' "$W/opts2.log")"
+    elif ! grep -q 'gpu-me: C reference; range 16 as asked, .* adaptive mode (auto), hexagon fallback, .*skipped where the GPU puts them 20% above 16x16' "$W/opts2.log"; then
+        fail "options: x264 did not report 'adaptive mode (auto), hexagon fallback, ..., 20% above 16x16'"
+        grep 'gpu-me' "$W/opts2.log"
+    elif ! grep -a -q 'gpu_me=adaptive:16 gpu_me_split=20 gpu_me_fallback=hex ' "$W/opts2.mp4"; then
+        fail "options: no gpu_me=adaptive:16 gpu_me_split=20 gpu_me_fallback=hex in the stream's option SEI"
+    else
+        pass "options: gpu-me-split, -lookahead, -fallback reach x264 (SEI: gpu_me=adaptive:16 gpu_me_split=20 gpu_me_fallback=hex)"
+    fi
+else
+    fail "options: FFmpeg failed"; tail -n 5 "$W/opts2.log"
 fi
 
 # 7. a bad value
