@@ -121,40 +121,35 @@ else
     fail "decode: $SYSFF cannot decode a stream cleanly"; cat "$W/on.dec.log" "$W/off.dec.log" 2>/dev/null | head -n 5
 fi
 
-# 6. every gpu-me-* option through -x264-params
-if enc opts -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-mode=cand:gpu-me-range=24:gpu-me-device=0:gpu-me-stats=0:gpu-me-subpel=20; then
-    if grep -q 'Error parsing option' "$W/opts.log"; then
-        fail "options: FFmpeg could not pass an option: $(grep -m1 'Error parsing option' "$W/opts.log")"
-    elif ! grep -q 'gpu-me: C reference; range 24 as asked, .* cand mode, .*skipping 8x8 references 20% above' "$W/opts.log"; then
-        fail "options: x264 did not report 'C reference; range 24 as asked, ..., cand mode, ... skipping 8x8 references 20% above'"
-        grep 'gpu-me' "$W/opts.log"
-    elif grep -q 'gpu-me: frames' "$W/opts.log"; then
-        fail "options: gpu-me-stats=0 still printed statistics"
-    elif ! grep -a -q 'gpu_me=cand:24 gpu_me_subpel=20 ' "$W/opts.mp4"; then
-        fail "options: no gpu_me=cand:24 gpu_me_subpel=20 in the stream's option SEI"
+# 6. every gpu-me-* option through -x264-params: options NAME INFO_RE SEI
+# WHAT FFMPEG_ARGS...: FFmpeg passes them all, x264's info line matches
+# INFO_RE, the stream's option SEI holds SEI, and no statistics printed
+# (gpu-me-stats=0, or not asked for)
+options() {
+    local n="$1" info="$2" sei="$3" what="$4"
+    shift 4
+    if ! enc "$n" "$@"; then
+        fail "options: FFmpeg failed"; tail -n 5 "$W/$n.log"
+    elif grep -q 'Error parsing option' "$W/$n.log"; then
+        fail "options: FFmpeg could not pass an option: $(grep -m1 'Error parsing option' "$W/$n.log")"
+    elif ! grep -q "gpu-me: C reference; $info" "$W/$n.log"; then
+        fail "options: x264 did not report 'C reference; $info'"
+        grep 'gpu-me' "$W/$n.log"
+    elif grep -q 'gpu-me: frames' "$W/$n.log"; then
+        fail "options: statistics printed without gpu-me-stats"
+    elif ! grep -a -q "$sei " "$W/$n.mp4"; then
+        fail "options: no $sei in the stream's option SEI"
     else
-        pass "options: gpu-me, -backend, -mode, -range, -device, -stats, -subpel reach x264 (SEI: gpu_me=cand:24 gpu_me_subpel=20)"
+        pass "options: $what reach x264 (SEI: $sei)"
     fi
-else
-    fail "options: FFmpeg failed"; tail -n 5 "$W/opts.log"
-fi
-
-# 6b. the later options (split, lookahead, fallback) too, at veryslow,
-# where --gpu-me-fallback hex applies (--me umh)
-if enc opts2 -preset veryslow -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-range=16:gpu-me-split=20:gpu-me-lookahead=0:gpu-me-fallback=hex; then
-    if grep -q 'Error parsing option' "$W/opts2.log"; then
-        fail "options: FFmpeg could not pass an option: $(grep -m1 'Error parsing option' "$W/opts2.log")"
-    elif ! grep -q 'gpu-me: C reference; range 16 as asked, .* adaptive mode (auto), hexagon fallback, .*skipped where the GPU puts them 20% above 16x16' "$W/opts2.log"; then
-        fail "options: x264 did not report 'adaptive mode (auto), hexagon fallback, ..., 20% above 16x16'"
-        grep 'gpu-me' "$W/opts2.log"
-    elif ! grep -a -q 'gpu_me=adaptive:16 gpu_me_split=20 gpu_me_fallback=hex ' "$W/opts2.mp4"; then
-        fail "options: no gpu_me=adaptive:16 gpu_me_split=20 gpu_me_fallback=hex in the stream's option SEI"
-    else
-        pass "options: gpu-me-split, -lookahead, -fallback reach x264 (SEI: gpu_me=adaptive:16 gpu_me_split=20 gpu_me_fallback=hex)"
-    fi
-else
-    fail "options: FFmpeg failed"; tail -n 5 "$W/opts2.log"
-fi
+}
+options opts 'range 24 as asked, .* cand mode, .*skipping 8x8 references 20% above' 'gpu_me=cand:24 gpu_me_subpel=20' \
+    "gpu-me, -backend, -mode, -range, -device, -stats, -subpel" \
+    -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-mode=cand:gpu-me-range=24:gpu-me-device=0:gpu-me-stats=0:gpu-me-subpel=20
+# the later ones at veryslow, where --gpu-me-fallback hex applies (--me umh)
+options opts2 'range 16 as asked, .* adaptive mode (auto), hexagon fallback, .*skipped where the GPU puts them 20% above 16x16' \
+    'gpu_me=adaptive:16 gpu_me_split=20 gpu_me_fallback=hex' "gpu-me-split, -lookahead, -fallback" \
+    -preset veryslow -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-range=16:gpu-me-split=20:gpu-me-lookahead=0:gpu-me-fallback=hex
 
 # 7. a bad value
 enc bad_opts -x264opts gpu-me=1:gpu-me-backend=c:gpu-me-mode=bogus; rc_opts=$?
