@@ -276,9 +276,10 @@ typedef struct cuda_me_lowres_job_t
     intptr_t i_stride;
     /* API 10: the frames' identities, 0 if unknown.  A backend may keep a
      * frame's planes from one pair to the next (the CUDA backend keeps the
-     * last 16 frames on the device): a non-zero id must name one content
-     * of the planes for the whole life of the handle (x264: its frame
-     * number plus one), fenc's plane the F of ref[] of the same id. */
+     * last 24 frames on the device, LR_SLOTS in cuda.c): a non-zero id
+     * must name one content of the planes for the whole life of the handle
+     * (x264: its frame number plus one), fenc's plane the F of ref[] of
+     * the same id. */
     int64_t i_fenc_id, i_ref_id;
 } cuda_me_lowres_job_t;
 
