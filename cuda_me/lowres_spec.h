@@ -221,6 +221,32 @@ CME_SPEC int cme_lowres_neighbours( const cme_lowres_param_t *p, const int16_t (
     return n;
 }
 
+/* x264's COPY_IF_LT over n costed vectors (px, py; costs pc without the
+ * MV cost) in their order, those of mask only: the last one whose cost
+ * plus MV cost (table cost around mvp) is below *c, which it lowers, as its
+ * index + 1, and into (*bx, *by) unless bx is NULL; 0 if none is.  (The
+ * winner is selected, not indexed: on a GPU the arrays stay in registers.) */
+CME_SPEC int cme_lowres_better( const uint16_t *cost, const int mvp[2], int n, const int *px, const int *py,
+                                const int *pc, unsigned mask, int *c, int *bx, int *by )
+{
+    int r = 0;
+    for( int k = 0; k < n; k++ )
+    {
+        const int ck = pc[k] + cost[px[k] - mvp[0]] + cost[py[k] - mvp[1]];
+        if( ((mask >> k) & 1) && ck < *c )
+        {
+            *c = ck;
+            r = k + 1;
+            if( bx )
+            {
+                *bx = px[k];
+                *by = py[k];
+            }
+        }
+    }
+    return r;
+}
+
 /* Block (x, y) of a slice: its vector and cost, from its n neighbours'
  * vectors mvc (cme_lowres_neighbours).  fenc: the lowres plane of the
  * frame searched at pixel (0,0); ref[0..3]: the reference's lowres planes
@@ -303,19 +329,10 @@ CME_SPEC void cme_lowres_block( const cme_lowres_param_t *p, const uint8_t *fenc
     }
     else
         cme_lowres_costs( &b, 5, qx, qy, 0, qc );
-    int bpx = pmvx, bpy = pmvy;
     int bpred_cost = qc[0] + CME_MVCOST( pmvx, pmvy );
     const int pmv_cost = bpred_cost;
-    for( int i = 0; i < 4; i++ )
-    {
-        const int c = qc[1+i] + CME_MVCOST( qx[1+i], qy[1+i] );
-        if( ((cand >> i) & 1) && c < bpred_cost )
-        {
-            bpred_cost = c;
-            bpx = qx[1+i];
-            bpy = qy[1+i];
-        }
-    }
+    int bpx = pmvx, bpy = pmvy;
+    cme_lowres_better( cost, mvp, 4, qx + 1, qy + 1, qc + 1, cand, &bpred_cost, &bpx, &bpy );
 
     /* full-pel start, the zero vector */
     int bmx = (bpx + 2) >> 2, bmy = (bpy + 2) >> 2, bcost = bpred_cost;
@@ -348,22 +365,14 @@ CME_SPEC void cme_lowres_block( const cme_lowres_param_t *p, const uint8_t *fenc
          * i = 0..7, packed 3 bits per coordinate, +2 */
 #define CME_HEX_X( i ) ((int)((0x05c641u >> (3 * (i))) & 7) - 2)
 #define CME_HEX_Y( i ) ((int)((0x402910u >> (3 * (i))) & 7) - 2)
-        int px[6], py[6], pc[6], best = 0;
+        int px[6], py[6], pc[6];
         for( int k = 0; k < 6; k++ )
         {
             px[k] = 4 * (bmx + CME_HEX_X( k + 1 ));
             py[k] = 4 * (bmy + CME_HEX_Y( k + 1 ));
         }
         cme_lowres_costs( &b, 6, px, py, 0, pc );
-        for( int k = 0; k < 6; k++ )
-        {
-            const int c = pc[k] + CME_MVCOST( px[k], py[k] );
-            if( c < bcost )
-            {
-                bcost = c;
-                best = k + 1;
-            }
-        }
+        const int best = cme_lowres_better( cost, mvp, 6, px, py, pc, 0x3f, &bcost, NULL, NULL );
         if( best )
         {
             int dir = best - 1;
@@ -372,22 +381,13 @@ CME_SPEC void cme_lowres_block( const cme_lowres_param_t *p, const uint8_t *fenc
             for( int i = (p->i_me_range >> 1) - 1;
                  i > 0 && bmx >= fmin_x && bmx <= fmax_x && bmy >= fmin_y && bmy <= fmax_y; i-- )
             {
-                int r = 0;
                 for( int k = 0; k < 3; k++ )
                 {
                     px[k] = 4 * (bmx + CME_HEX_X( dir + k ));
                     py[k] = 4 * (bmy + CME_HEX_Y( dir + k ));
                 }
                 cme_lowres_costs( &b, 3, px, py, 0, pc );
-                for( int k = 0; k < 3; k++ )
-                {
-                    const int c = pc[k] + CME_MVCOST( px[k], py[k] );
-                    if( c < bcost )
-                    {
-                        bcost = c;
-                        r = k + 1;
-                    }
-                }
+                const int r = cme_lowres_better( cost, mvp, 3, px, py, pc, 7, &bcost, NULL, NULL );
                 if( !r )
                     break;
                 dir = (dir + r - 2 + 6) % 6;
@@ -408,19 +408,10 @@ CME_SPEC void cme_lowres_block( const cme_lowres_param_t *p, const uint8_t *fenc
             py[k] = 4 * (bmy + sy[k]);
         }
         cme_lowres_costs( &b, 8, px, py, 0, pc );
-        int bx = bmx, by = bmy;
-        for( int k = 0; k < 8; k++ )
-        {
-            const int c = pc[k] + CME_MVCOST( px[k], py[k] );
-            if( c < bcost )
-            {
-                bcost = c;
-                bx = bmx + sx[k];
-                by = bmy + sy[k];
-            }
-        }
-        bmx = bx;
-        bmy = by;
+        int bx = 4 * bmx, by = 4 * bmy;
+        cme_lowres_better( cost, mvp, 8, px, py, pc, 0xff, &bcost, &bx, &by );
+        bmx = bx >> 2;   /* px, py: full-pel, times 4 */
+        bmy = by >> 2;
     }
 
     /* the better of the sub-pel predictor and the full-pel search, refined
@@ -442,7 +433,7 @@ CME_SPEC void cme_lowres_block( const cme_lowres_param_t *p, const uint8_t *fenc
     }
     {
         /* the diamond on SAD, and the centre's SATD for the re-score */
-        int px[5], py[5], pc[5], best = -1;
+        int px[5], py[5], pc[5];
         for( int k = 0; k < 4; k++ )
         {
             px[k] = mx + cme_hpel_dx( k );
@@ -452,18 +443,7 @@ CME_SPEC void cme_lowres_block( const cme_lowres_param_t *p, const uint8_t *fenc
         py[4] = my;
         cme_lowres_costs( &b, 5, px, py, 1 << 4, pc );
         int bx = mx, by = my;
-        for( int k = 0; k < 4; k++ )
-        {
-            const int ck = pc[k] + CME_MVCOST( px[k], py[k] );
-            if( ck < c )
-            {
-                c = ck;
-                best = k;
-                bx = px[k];
-                by = py[k];
-            }
-        }
-        if( best < 0 )
+        if( !cme_lowres_better( cost, mvp, 4, px, py, pc, 0xf, &c, &bx, &by ) )
             c = pc[4] + CME_MVCOST( mx, my );
         else
         {
@@ -482,19 +462,7 @@ CME_SPEC void cme_lowres_block( const cme_lowres_param_t *p, const uint8_t *fenc
             py[k] = my + cme_qpel_dy( k );
         }
         cme_lowres_costs( &b, 4, px, py, 0xf, pc );
-        int bx = mx, by = my;
-        for( int k = 0; k < 4; k++ )
-        {
-            const int ck = pc[k] + CME_MVCOST( px[k], py[k] );
-            if( ck < c )
-            {
-                c = ck;
-                bx = px[k];
-                by = py[k];
-            }
-        }
-        mx = bx;
-        my = by;
+        cme_lowres_better( cost, mvp, 4, px, py, pc, 0xf, &c, &mx, &my );
     }
 #undef CME_MVCOST
 
