@@ -36,6 +36,8 @@
 #   CONC_BUDGET MG_BUDGET  seconds of the concurrency and multigpu sections [300 110]
 #   PYTHON    a python3 with numpy, cv2 and matplotlib [python3]
 #   CUDA_ME_COMMIT  the commit recorded [git describe --always --dirty]
+#   THREAD_LOAD=1  each encode's per-thread CPU time (results/thread_load.py) in
+#             its logs as NAME.threads, summed up in OUT/threads_SECTION.txt
 set -u
 TOP="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$TOP" || exit 1
@@ -202,6 +204,9 @@ sec_end() {
     echo "##### $SEC: $t s (budget $SEC_BUDGET s)$([ "$SKIPPED" -gt 0 ] && echo ", $SKIPPED encodes SKIPPED: over budget")"
     [ -s "$OUT/timing.csv" ] || echo "section,budget_s,took_s,skipped_encodes,many_threads,$META_HDR,command" > "$OUT/timing.csv"
     echo "$SEC,$SEC_BUDGET,$t,$SKIPPED,$MANY,$META,\"$RUN_CMD\"" >> "$OUT/timing.csv"
+    if ls "$LOGS"/*.threads > /dev/null 2>&1; then
+        "$PY" "$TOP/results/thread_load.py" summary "$LOGS"/*speed*.threads > "$OUT/threads_$SEC.txt" 2>&1
+    fi
     if [ -n "$(ls -A "$LOGS")" ]; then (cd "$OUT" && tar czf "logs_$SEC.tgz" "logs_$SEC"); fi
     rm -rf "$LOGS"
 }
@@ -225,7 +230,14 @@ x264_run() {
     # the encode's CPU time (user + system, x264's threads summed): bash's
     # time keyword, on stderr of the group (enc sends x264's own to its log)
     local TIMEFORMAT='%3U %3S'
+    # THREAD_LOAD=1: each thread's CPU time too (results/thread_load.py), kept
+    # next to the log as NAME.threads
+    local tl=""
+    if [ "${THREAD_LOAD:-0}" = 1 ]; then
+        "$PY" "$TOP/results/thread_load.py" watch "/$name.264" "$LOGS/$name.threads" & tl=$!
+    fi
     { time enc "$X264" "$name" "$in" "$@" ; } 2> "$W/$name.time"
+    [ -n "$tl" ] && wait "$tl"
     # shellcheck disable=SC2154
     R_RC=$rc
     t1=$(date +%s.%N)
