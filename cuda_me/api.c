@@ -734,11 +734,8 @@ static int cme_lowres_prefetch( cuda_me_t *h, const cuda_me_lowres_job_t *jobs, 
         for( int i = 0; i < CUDA_ME_LOWRES_QUEUE; i++ )
         {
             cme_lowres_entry_t *c = &h->lr_entry[i];
-            int used = 0;
-            for( int j = 0; j < m; j++ )
-                used |= qe[j] == c;
-            if( !used && (!e || (!c->i_fenc_id && e->i_fenc_id) ||
-                          (!c->i_fenc_id == !e->i_fenc_id && c->i_age < e->i_age)) )
+            if( c->i_ticket >= 0 && (!e || (!c->i_fenc_id && e->i_fenc_id) ||
+                                     (!c->i_fenc_id == !e->i_fenc_id && c->i_age < e->i_age)) )
                 e = c;
         }
         if( e->i_fenc_id && (err = h->be->lowres_wait( h, e->i_ticket )) < 0 )
@@ -762,6 +759,7 @@ static int cme_lowres_prefetch( cuda_me_t *h, const cuda_me_lowres_job_t *jobs, 
         memcpy( e->costs, costs[k], mb * sizeof(int) );
         e->p = p;
         e->i_age = ++h->i_lr_age;
+        e->i_ticket = -1;   /* taken by this call (tickets are >= 0) */
         qj[m] = &jobs[k];
         qm[m] = e->mvs;
         qc[m] = e->costs;
@@ -777,7 +775,11 @@ static int cme_lowres_prefetch( cuda_me_t *h, const cuda_me_lowres_job_t *jobs, 
         h->stats.i_lowres_queued += m;
     pthread_mutex_unlock( &h->lock );
     if( err < 0 )
+    {
+        for( int j = 0; j < m; j++ )
+            qe[j]->i_ticket = 0;
         return err;
+    }
     for( int j = 0; j < m; j++ )
     {
         qe[j]->i_fenc_id = qj[j]->i_fenc_id;

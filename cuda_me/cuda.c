@@ -1038,6 +1038,21 @@ static void cu_job_retire( cuda_me_t *h, cme_job_t *j )
         cme_set_error( h, ret );
 }
 
+/* lowres_search's stream, at the device's greatest priority: the lookahead
+ * waits for its searches before it can decide frame types, so their blocks
+ * go before those of the encoding's searches queued on the job streams
+ * (at --preset veryslow up to a minigop's 16 references of 1080p pairs,
+ * ~2.5 ms each, are queued when the lookahead asks for a pair that was not
+ * queued ahead). */
+static int lr_stream_create( cuda_me_t *h, cme_cuda_t *g )
+{
+    int least, greatest;
+    int ret = CME_CUDA( NOFAULT, cudaDeviceGetStreamPriorityRange( &least, &greatest ) );
+    if( ret < 0 )
+        return ret;
+    return CME_CUDA( NOFAULT, cudaStreamCreateWithPriority( &g->lr_stream, cudaStreamNonBlocking, greatest ) );
+}
+
 /* lowres_search's buffer *p grown to at least need bytes (kept for the
  * next pair; counted in the device memory stats). */
 static int lr_grow( cuda_me_t *h, void **p, size_t *have, size_t need )
@@ -1130,7 +1145,7 @@ static int cu_lowres_queue( cuda_me_t *h, const cme_lowres_param_t *p, const cud
         g->lr_h = hgt;
     }
     if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
-        (!g->lr_stream && (ret = CME_CUDA( NOFAULT, cudaStreamCreateWithFlags( &g->lr_stream, cudaStreamNonBlocking ) )) < 0) ||
+        (!g->lr_stream && (ret = lr_stream_create( h, g )) < 0) ||
         (ret = lr_grow( h, (void **)&g->lr_planes, &g->lr_planes_bytes, LR_SLOTS * 4 * plane_bytes )) < 0 ||
         (ret = lr_grow( h, (void **)&g->lr_mvs, &g->lr_mvs_bytes, CME_LOWRES_BATCH * mb * sizeof(**mvs) )) < 0 ||
         (ret = lr_grow( h, (void **)&g->lr_costs, &g->lr_costs_bytes, CME_LOWRES_BATCH * mb * sizeof(int) )) < 0 ||

@@ -357,14 +357,20 @@ typedef struct cuda_me_function_t
      * they are now and will be then outside the searched area (the search
      * reads those entries; lowres_search writes only the searched ones).
      * A pair already queued is skipped; at most CUDA_ME_LOWRES_QUEUE wait,
-     * the oldest forgotten first.  Same caller rule as lowres_search.
+     * the oldest forgotten first (each holds its two arrays in pinned host
+     * memory: 8 bytes per block, 64 KiB for a 1080p pair).  Same caller
+     * rule as lowres_search.
      * Returns the number of pairs queued, CUDA_ME_EINVAL (nothing done; not
      * sticky), CUDA_ME_ENOTBUILT, or < 0: an error, then sticky. */
     int (*lowres_prefetch)( cuda_me_t *h, const cuda_me_lowres_job_t *jobs, int n,
                             const int16_t (*const *mvs)[2], const int *const *costs );
 } cuda_me_function_t;
 
-#define CUDA_ME_LOWRES_QUEUE 128
+/* x264's lookahead at --b-adapt 2 (presets slower, veryslow) holds ~47
+ * frames at 16 threads and may ask for up to 2 * bframes + 1 pairs of each
+ * as it comes in: at 128, 49% of the pairs veryslow asked for had been
+ * forgotten (street 1080p, H200) */
+#define CUDA_ME_LOWRES_QUEUE 512
 
 /* Fills *pf.  Returns 0, or < 0 if api_version is not CUDA_ME_API_VERSION. */
 int cuda_me_init( int api_version, cuda_me_function_t *pf );

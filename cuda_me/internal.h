@@ -112,7 +112,7 @@ typedef struct cme_lowres_entry_t
     int16_t (*mvs)[2];             /* the caller's arrays in, the results out (lowres_alloc) */
     int *costs;
     size_t i_mb;                   /* blocks the buffers hold */
-    int64_t i_ticket;              /* the backend's, for lowres_wait */
+    int64_t i_ticket;              /* the backend's, for lowres_wait (-1: being filled by lowres_prefetch) */
     int64_t i_age;
 } cme_lowres_entry_t;
 
