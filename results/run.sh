@@ -36,8 +36,9 @@
 #   CONC_BUDGET MG_BUDGET  seconds of the concurrency and multigpu sections [300 110]
 #   PYTHON    a python3 with numpy, cv2 and matplotlib [python3]
 #   CUDA_ME_COMMIT  the commit recorded [git describe --always --dirty]
-#   THREAD_LOAD=1  each encode's per-thread CPU time (results/thread_load.py) in
-#             its logs as NAME.threads, summed up in OUT/threads_SECTION.txt
+#   THREAD_LOAD=1  each table 2 speed run's per-thread CPU time
+#             (results/thread_load.py) in its logs as NAME.threads, summed up
+#             in OUT/threads_SECTION.txt
 set -u
 TOP="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$TOP" || exit 1
@@ -205,7 +206,7 @@ sec_end() {
     [ -s "$OUT/timing.csv" ] || echo "section,budget_s,took_s,skipped_encodes,many_threads,$META_HDR,command" > "$OUT/timing.csv"
     echo "$SEC,$SEC_BUDGET,$t,$SKIPPED,$MANY,$META,\"$RUN_CMD\"" >> "$OUT/timing.csv"
     if ls "$LOGS"/*.threads > /dev/null 2>&1; then
-        "$PY" "$TOP/results/thread_load.py" summary "$LOGS"/*speed*.threads > "$OUT/threads_$SEC.txt" 2>&1
+        "$PY" "$TOP/results/thread_load.py" summary "$LOGS"/*.threads > "$OUT/threads_$SEC.txt" 2>&1
     fi
     if [ -n "$(ls -A "$LOGS")" ]; then (cd "$OUT" && tar czf "logs_$SEC.tgz" "logs_$SEC"); fi
     rm -rf "$LOGS"
@@ -385,6 +386,8 @@ t2_one() {   # KIND REPEAT RES PRESET THREADS CONFIG QP: one encode, one row in 
     cfg="${cfg%%\%*}"
     name="t2_${res}_${p}_${t}t_$(echo "$c" | tr '@/.+=%' '______')_q${q}_${kind}${rep}"
     # shellcheck disable=SC2046,SC2086  # the configuration's words
+    # THREAD_LOAD: the speed runs only (the quality runs share the machine)
+    THREAD_LOAD="$([ "$kind" = speed ] && echo "${THREAD_LOAD:-0}")" \
     ENC_ENV="$envs" X264="$bin" x264_run "$name" "$in" --preset "$p" --qp "$q" --threads "$t" --frames "$f" --psnr --ssim --gpu-me-stats $(cfg_args "$cfg") $extra
     echo "$(clip_name "$res"),$res,$p,$t,$c,$q,$f,$kind,$rep,$R_RC,$R_WALL,$R_CPU,$(stats "$R_LOG"),$(me_stats "$R_LOG" | cut -d, -f3),$META,\"$R_CMD\"" \
         > "$T2_ROWS/$name.csv"
