@@ -66,6 +66,20 @@ int cme_cuda_variant_info( int v, int *k, int *minb );
 /* Its name, e.g. "K6/4" or "fma-K8/3" (key path, K, blocks), or NULL. */
 const char *cme_cuda_variant_name( int v );
 
+/* Thread blocks per macroblock of a search with l's geometry and variant
+ * (0: no such search).  With 1, search_kernel stores the results itself and
+ * leaves blk_keys alone; otherwise it fills blk_keys[mb][block][partition]
+ * and reduce_kernel makes the results. */
+int cme_cuda_search_blocks( const cme_launch_t *l );
+
+/* For the benchmark (issue 13's geometry sweep): every later search uses
+ * nt threads per block and u runs per thread (nt a multiple of 32 up to
+ * 128, u >= 1) instead of the host's choice; nt = 0 restores the choice.
+ * A forced geometry that the keys cannot hold fails the search
+ * (cudaErrorInvalidValue) as any impossible geometry.  Not thread-safe: the
+ * benchmark's switch, not the library's. */
+void cme_cuda_geom_force( int nt, int u );
+
 /* Host-side check of the KEYS_FMA merge (no GPU needed): random and extreme
  * 4x4 SADs and MV costs through the kernels' key formation, against
  * cme_merge() (spec.h).  Returns the number of wrong or missing keys. */

@@ -46,7 +46,10 @@
  *   of a warp read 32 consecutive words: no bank conflicts.
  *
  * reduce_kernel<NP>: one thread per (macroblock, partition), min over the
- *   blocks of the macroblock, decodes the key into (mv, cost).
+ *   blocks of the macroblock, decodes the key into (mv, cost).  Not launched
+ *   when a macroblock's window is one block (search_geom(): up to +-32 at
+ *   1080p): search_kernel then stores the results itself (the reduce
+ *   kernel was 5% of the search's time at +-16: results/kernel_steps.md).
  *
  * pass2_kernel: one thread per macroblock, the centre of its second pass
  *   (two candidates) from pass 1's 16x16 vectors (spec.h, cme_pass2_centre);
@@ -65,7 +68,7 @@
 
 #define MAX_THREADS 128
 #define MAX_WARPS   (MAX_THREADS / 32)
-#define MAX_RUNS      8 /* runs per thread */
+#define MAX_RUNS     12 /* runs per thread (more than 8 only with 3 or 4 warps: search_geom()) */
 
 /* Value ranges behind the 32-bit keys:
  *   cost <= 65280 + 2*65535 < 2^18, so cost << 14 < 2^32;
@@ -431,7 +434,7 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
     const int runs = run_count( wx, wy, K );
     const int u0 = blockIdx.y * nt * geo.runs_per_thread;
     uint64_t *bk = a.blk_keys + ((size_t)mb * geo.nb + blockIdx.y) * NP;
-    if( u0 >= runs )   /* edge macroblocks have smaller windows */
+    if( u0 >= runs )   /* edge macroblocks have smaller windows (never with nb = 1: u0 = 0) */
     {
         for( int p = t; p < NP; p += nt )
             bk[p] = CME_KEY_NONE;
@@ -545,7 +548,12 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
         uint32_t key = s_red[t];
         for( int i = 1; i < nwarps; i++ )
             key = min( key, s_red[i * NP + t] );
-        bk[t] = cme_key( key >> KEY_SHIFT, row_lo * wx + (key & ((1u << KEY_SHIFT) - 1)) );
+        const uint64_t k64 = cme_key( key >> KEY_SHIFT, row_lo * wx + (key & ((1u << KEY_SHIFT) - 1)) );
+        /* the macroblock's only block: its result (no reduce_kernel) */
+        if( geo.nb == 1 )
+            cme_store_key<NP>( a, w, mb, t, k64 );
+        else
+            bk[t] = k64;
     }
 }
 
@@ -707,10 +715,36 @@ static int window_height( int y, int mb_h, int range, int mv_range, int mv_range
 
 #define MAX_WSIZE (2*CUDA_ME_RANGE_MAX + 1)
 
-/* Threads, runs per thread and blocks per macroblock: the fewest thread
- * slots for the largest window, plus a fixed cost per thread (set-up and
- * reduction, about 6 positions' worth of instructions).  nb = 0: no
- * geometry (range out of bounds, or the keys' raster field too small). */
+/* The most words of window a block of pb runs loads: per window width, the
+ * tallest window's rows (window_rows() grows with the height). */
+static int block_words( const int *wxs, int nwx, int mwy, int pb, int K )
+{
+    int words = 0;
+    for( int i = 0; i < nwx; i++ )
+        words = cme_imax( words, window_rows( wxs[i], mwy, pb, K ) * row_words( wxs[i] ) );
+    return words;
+}
+
+/* cme_cuda_geom_force(): a benchmark's fixed threads and runs per thread */
+static int force_nt, force_u;
+
+extern "C" void cme_cuda_geom_force( int nt, int u )
+{
+    force_nt = nt > 0 && nt <= MAX_THREADS && !(nt & 31) && u > 0 ? nt : 0;
+    force_u = force_nt ? u : 0;
+}
+
+/* Threads, runs per thread and blocks per macroblock for the largest
+ * window: the fewest thread slots, plus a fixed cost per thread (set-up and
+ * reduction, about 6 positions' worth of instructions), plus the window
+ * rows each block loads (0.2 position per word: blocks of one macroblock
+ * load overlapping rows).  Runs per thread beyond 8 only in blocks of 3 or 4
+ * warps.  Measured on the H200 (results/kernel_steps.md, nineteenth
+ * session, bench_me -g): against the fixed-cost rule alone the same
+ * choices up to +-32, and 2.4% / 7.0% / 4.5% / 0.5% / 7.2% / 8.1% less
+ * kernel time at +-40 / 48 / 64 / 80 / 96 / 128 (1080p).  nb = 0: no
+ * geometry (range out of bounds, or the keys' raster field or the shared
+ * memory too small). */
 static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread, int np, int K )
 {
     search_geom_t g = { MAX_THREADS, 1, 0, 0, 1u << KEY_SHIFT, 1 };
@@ -741,10 +775,14 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
     const int runs = run_count( mwx, mwy, K );
     long best = -1;
     for( int nt = 64; nt <= MAX_THREADS; nt += 32 )
-        for( int u = 1; u <= MAX_RUNS; u++ )
+        for( int u = 1; u <= MAX_RUNS && (u <= 8 || nt >= 96); u++ )
         {
-            const int nb = (runs + nt*u - 1) / (nt*u);
-            const long cost = (long)nb * nt * (u * K + 6);
+            const int nb = (runs + nt*u - 1) / (nt*u), pb = nt*u;
+            const int words = block_words( wxs, nwx, mwy, pb, K );
+            if( (pb + 2*mwx) * K > (1 << KEY_SHIFT) ||   /* the key's raster field */
+                (SMEM_WIN( np ) + words) * sizeof(uint32_t) > (96 << 10) )
+                continue;
+            const long cost = (long)nb * nt * (u * K + 6) + (long)nb * window_rows( mwx, mwy, pb, K ) * row_words( mwx ) / 5;
             if( best < 0 || cost < best )
             {
                 best = cost;
@@ -753,16 +791,19 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
                 g.nb = nb;
             }
         }
+    if( force_nt )
+    {
+        g.threads = force_nt;
+        g.runs_per_thread = force_u;
+        g.nb = (runs + force_nt*force_u - 1) / (force_nt*force_u);
+    }
     const int per_block = g.threads * g.runs_per_thread;
-    int max_words = 0;
-    for( int i = 0; i < nwx; i++ )
-        for( int j = 0; j < nwy; j++ )
-        {
-            max_words = cme_imax( max_words, window_rows( wxs[i], wys[j], per_block, K ) * row_words( wxs[i] ) );
-            if( (per_block + 2*wxs[i]) * K > (1 << KEY_SHIFT) )   /* the key's raster field */
-                g.nb = 0;
-        }
+    const int max_words = block_words( wxs, nwx, mwy, per_block, K );
+    if( (per_block + 2*mwx) * K > (1 << KEY_SHIFT) )   /* a forced geometry, or none fits */
+        g.nb = 0;
     g.smem = (SMEM_WIN( np ) + max_words) * sizeof(uint32_t);
+    if( g.smem > (96 << 10) )   /* cme_cuda_prepare()'s opt-in */
+        g.nb = 0;
     return g;
 }
 
@@ -778,6 +819,15 @@ extern "C" size_t cme_cuda_scratch_size( int mb_w, int mb_h, int range, int mv_r
         most = s > most ? s : most;
     }
     return most;
+}
+
+extern "C" int cme_cuda_search_blocks( const cme_launch_t *l )
+{
+    const int vi = l->i_variant < 0 ? cme_cuda_variant_default( l->i_range ) : l->i_variant;
+    if( vi >= NVARIANTS )
+        return 0;
+    return search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread,
+                        l->i_parts, variants[vi].k ).nb;
 }
 
 extern "C" cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stream )
@@ -806,6 +856,8 @@ extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream
         return e;
     if( marks )
         cudaEventRecord( marks[0], stream );
+    if( g.nb == 1 )   /* search_kernel stored the results */
+        return cudaGetLastError();
     if( full )
         reduce_kernel<CUDA_ME_NPART><<<(n3 + 255) / 256, 256, 0, stream>>>( *l, g.nb );
     else

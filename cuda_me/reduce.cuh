@@ -9,6 +9,21 @@
 #include "kernels.h"
 #include "window.cuh"
 
+/* Partition p's best key of macroblock mb (window w) decoded into (mv, cost)
+ * at out[mb * i_out_stride + p]. */
+template<int NP>
+static __device__ __forceinline__ void cme_store_key( const cme_launch_t &a, const cme_window_t &w, const int mb,
+                                                      const int p, const uint64_t key )
+{
+    const uint32_t wx = w.x_max - w.x_min + 1;
+    const uint32_t raster = (uint32_t)key;
+    const int dx = w.x_min + (int)(raster % wx), dy = w.y_min + (int)(raster / wx);
+    uint2 v;
+    v.x = (uint32_t)(uint16_t)dx | (uint32_t)(uint16_t)dy << 16;
+    v.y = (uint32_t)(key >> 32);
+    ((uint2*)a.out)[(size_t)mb * (a.i_out_stride ? a.i_out_stride : NP) + p] = v;
+}
+
 /* blk_keys[mb][nb][NP]: each block's best key (cost << 32 | raster index in
  * the window) per partition.  One thread per (macroblock, partition): the
  * minimum over the blocks, decoded into (mv, cost), at out[mb *
@@ -26,14 +41,7 @@ static __global__ void reduce_kernel( const cme_launch_t a, const int nb )
     uint64_t key = CME_KEY_NONE;
     for( int b = 0; b < nb; b++ )
         key = min( key, bk[b * NP] );
-    const cme_window_t w = cme_launch_window( a, mb, NULL, NULL );
-    const uint32_t wx = w.x_max - w.x_min + 1;
-    const uint32_t raster = (uint32_t)key;
-    const int dx = w.x_min + (int)(raster % wx), dy = w.y_min + (int)(raster / wx);
-    uint2 v;
-    v.x = (uint32_t)(uint16_t)dx | (uint32_t)(uint16_t)dy << 16;
-    v.y = (uint32_t)(key >> 32);
-    ((uint2*)a.out)[(size_t)mb * (a.i_out_stride ? a.i_out_stride : NP) + p] = v;
+    cme_store_key<NP>( a, cme_launch_window( a, mb, NULL, NULL ), mb, p, key );
 }
 
 #endif

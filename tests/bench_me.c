@@ -9,10 +9,13 @@
  * the vabsdiff4 peak measured on the same GPU.  Timing with CUDA events:
  * 3 warm-up runs, then the median of up to 25 runs.
  *
- *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] | -l
+ *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] | -l
  *     -q: fewer sizes and runs; -s/-r: one size/range; -v: one variant of
  *     the mainline kernel only (no paper kernels); -t: x264's frame-thread
- *     MV limit (default 0: none); -l: list the variants and exit.  The default variant of each range is
+ *     MV limit (default 0: none); -g: NT threads per block and U runs per
+ *     thread instead of the library's choice (cme_cuda_geom_force; a
+ *     geometry the keys or shared memory cannot hold fails); -l: list the
+ *     variants and exit.  The default variant of each range is
  *     marked '*'; "with xfers" is timed for it.
  * At the end, one table per frame size: total kernel ms per frame (median)
  * of every variant (rows) at every range (columns), and % of the peak.
@@ -309,6 +312,16 @@ int main( int argc, char **argv )
         }
         else if( !strcmp( argv[i], "-t" ) && i + 1 < argc )
             mv_range_thread = atoi( argv[++i] );
+        else if( !strcmp( argv[i], "-g" ) && i + 1 < argc )
+        {
+            int nt = 0, u = 0;
+            if( sscanf( argv[++i], "%d,%d", &nt, &u ) != 2 || nt <= 0 || nt > 128 || nt % 32 || u <= 0 )
+            {
+                fprintf( stderr, "bench_me: -g NT,U: threads a multiple of 32 up to 128, runs per thread >= 1\n" );
+                return 2;
+            }
+            cme_cuda_geom_force( nt, u );
+        }
         else if( !strcmp( argv[i], "-S" ) )
             subpel = 1;
         else if( !strcmp( argv[i], "-p" ) && i + 1 < argc )
@@ -318,7 +331,7 @@ int main( int argc, char **argv )
         else
         {
             fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p] [-r range] [-v variant] "
-                     "[-t mv_range_thread] | -l\n"
+                     "[-t mv_range_thread] [-g threads,runs] | -l\n"
                      "       %s -S [-s SIZE] [-p 9|41] [-c clip.y4m] [-q] [-o file.csv]\n", argv[0], argv[0] );
             return 2;
         }

@@ -206,8 +206,8 @@ static cme_launch_t launch_of( uint8_t *d_cur, uint8_t *d_ref, int pitch, int mb
 
 /* One search through the kernel launchers, every output between canaries;
  * after the call: nothing written outside them, every result written, and
- * (mainline kernels) the scratch keys written as whole blocks of
- * [macroblock][partition], with no gap. */
+ * (mainline kernels) the scratch keys written as [macroblock][block]
+ * [partition], with no gap, or none at all where a macroblock is one block. */
 static void run_kernels( const char *what, int paper, int variant, const tframe_t *cur, const tframe_t *ref,
                          int range, int mv_range, int mv_range_thread, const uint16_t *mv_cost, const int16_t *centre,
                          int parts, cuda_me_result_t *out )
@@ -263,10 +263,16 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
     }
     /* the paper kernels keep their SADs after the keys: only the keys of
      * the first block of every macroblock can be told apart */
-    ck_assert_msg( used >= per, "%s: scratch: only %zu of at least %zu keys written", what, used, per );
-    if( !paper )
+    if( paper )
+        ck_assert_msg( used >= per, "%s: scratch: only %zu of at least %zu keys written", what, used, per );
+    else
     {
-        ck_assert_msg( used % per == 0, "%s: scratch: %zu keys written, not whole blocks of %zu", what, used, per );
+        /* a key per macroblock, block and partition; none with one block
+         * per macroblock (the search kernel stores the results itself) */
+        const int nb = cme_cuda_search_blocks( &l );
+        const size_t want = nb == 1 ? 0 : (size_t)nb * per;
+        ck_assert_msg( nb > 0 && used == want, "%s: scratch: %zu keys written, not %zu (%d blocks per macroblock)",
+                       what, used, want, nb );
         ck_assert_msg( canary_intact( h_scratch + GUARD + used * sizeof(uint64_t), scratch - used * sizeof(uint64_t) ),
                        "%s: scratch: keys written after key %zu, which was not", what, used );
     }

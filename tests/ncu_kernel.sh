@@ -7,13 +7,22 @@
 #     RANGE     search range at 1080p [32]
 #     VARIANTS  kernel variants (bench_me -v) [every one]
 #   OUT=dir     where the reports go [results/ncu]
+#   TAG=name    appended to the report names
+#   ARGS="..."  more bench_me arguments (e.g. ARGS="-g 96,12": a geometry)
 #   STALLS=1    also ncu's WarpStateStats and SchedulerStats sections per
 #               variant (why warps do not issue: OUT/vV_rRANGE.stalls.txt,
 #               its stall lines printed)
 #
 # One ncu run per variant: bench_me -q -s 1080p -r RANGE -v V, profiling the
-# 4th launch of search_kernel (after bench_me's warm-up), clocks left alone
+# 5th launch of search_kernel, clocks left alone
 # (--clock-control none: the H200's boost clock, as the benchmark runs).
+# (bench_me times the range's default variant also with transfers and with two
+# candidates: 4 launches per repeat, the 1st of them the plain search; other
+# variants launch once per repeat; so the 5th launch is a plain search of
+# the range in both cases; until session 19 the 4th was profiled, for the
+# default variant pass 2's +-16 search).
+# SOURCE=1: also per SASS instruction the instructions executed and the
+# warp stall samples (ncu's SourceCounters, OUT/vV_rRANGE.sass.csv).
 # Writes OUT/vV_rRANGE.ncu-rep and a CSV of the metrics; prints per variant
 # the instructions per search position on each pipe (warp-level
 # instructions x 32 / (positions = pixel absdiffs / 256)) and the issue and
@@ -42,9 +51,9 @@ gpu__time_duration.sum
 
 # positions searched at 1080p for this range (bench_me prints the absdiffs; 256 per position)
 for v in "${VARIANTS[@]}"; do
-    rep="$OUT/v${v}_r${RANGE}"
-    "$NCU" --clock-control none --kernel-name regex:search_kernel --launch-skip 3 --launch-count 1 \
-        --metrics "$METRICS" -f -o "$rep" "$BENCH" -q -s 1080p -r "$RANGE" -v "$v" > "$rep.log" 2>&1 ||
+    rep="$OUT/v${v}_r${RANGE}${TAG:-}"
+    "$NCU" --clock-control none --kernel-name regex:search_kernel --launch-skip 4 --launch-count 1 \
+        --metrics "$METRICS" -f -o "$rep" "$BENCH" -q -s 1080p -r "$RANGE" -v "$v" ${ARGS:-} > "$rep.log" 2>&1 ||
         { echo "v$v: ncu failed, see $rep.log"; continue; }
     "$NCU" -i "$rep.ncu-rep" --csv --page raw --metrics "$METRICS" > "$rep.csv"
     python3 - "$rep.csv" "$v" "$RANGE" <<'PY'
@@ -73,10 +82,19 @@ print(f"v{sys.argv[2]} +-{R}: {ms:.4f} ms  per position: alu {per('sm__inst_exec
       f"  issue {f('sm__inst_issued.avg.pct_of_peak_sustained_active'):.1f}%"
       f"  warps {f('sm__warps_active.avg.pct_of_peak_sustained_active'):.1f}%  regs {f('launch__registers_per_thread'):.0f}")
 PY
+    if [ "${SOURCE:-0}" = 1 ]; then
+        "$NCU" --clock-control none --kernel-name regex:search_kernel --launch-skip 4 --launch-count 1 \
+            --section SourceCounters --section WarpStateStats -f -o "$rep.src" \
+            "$BENCH" -q -s 1080p -r "$RANGE" -v "$v" ${ARGS:-} > "$rep.src.log" 2>&1 &&
+        { "$NCU" -i "$rep.src.ncu-rep" --page source --csv --print-source sass > "$rep.sass.csv" 2>> "$rep.src.log" ||
+          "$NCU" -i "$rep.src.ncu-rep" --page source --csv > "$rep.sass.csv" 2>> "$rep.src.log"; } ||
+            echo "v$v: ncu (source) failed, see $rep.src.log"
+        echo "v$v: $(wc -l < "$rep.sass.csv") lines in $rep.sass.csv"
+    fi
     if [ "${STALLS:-0}" = 1 ]; then
-        "$NCU" --clock-control none --kernel-name regex:search_kernel --launch-skip 3 --launch-count 1 \
+        "$NCU" --clock-control none --kernel-name regex:search_kernel --launch-skip 4 --launch-count 1 \
             --section WarpStateStats --section SchedulerStats -f -o "$rep.stalls" \
-            "$BENCH" -q -s 1080p -r "$RANGE" -v "$v" > "$rep.stalls.log" 2>&1 &&
+            "$BENCH" -q -s 1080p -r "$RANGE" -v "$v" ${ARGS:-} > "$rep.stalls.log" 2>&1 &&
         "$NCU" -i "$rep.stalls.ncu-rep" --page details > "$rep.stalls.txt" 2>&1 &&
         grep -iE "stall|issued warp|eligible|active warps|no eligible" "$rep.stalls.txt" | sed "s/^/v$v stalls: /" &&
         "$NCU" -i "$rep.stalls.ncu-rep" --page raw --csv > "$rep.stalls.csv" 2>&1 &&
