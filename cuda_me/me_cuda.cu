@@ -120,8 +120,6 @@ static __host__ __device__ __forceinline__ int row_words( int wx )
 #define SMEM_CUR 0                          /* 16 rows x 4 words */
 #define SMEM_RED 64                         /* [MAX_WARPS][NP] */
 #define SMEM_WIN( np ) ((64 + MAX_WARPS * (np) + 3) & ~3)
-/* then the window, nrows x rowlen words, then its columns' and its run
- * rows' key parts (wx + nrows - 15 words; search_kernel step 1a') */
 
 /* The 4x4 SADs of block row b (0..3) of one position are final: fold them
  * into every partition they complete.  s: SADs of block columns 0..3.
@@ -497,18 +495,6 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
                               "r"(__funnelshift_r( lo[m], hi[m], 24 )) : "memory" );
         }
     }
-    /* Step 1a': the key parts of the block's window columns and run rows,
-     * after the window: kx[c] = mvc_x << 14 + c, ky[i] = mvc_y << 14 + i *
-     * wx for row row_lo + i, so that a position's key base kk = mvc << 14 +
-     * raster is kx + ky (no overflow: kk < 2^32, KEY_SHIFT).  Read per run
-     * from shared memory: from the cost table in global memory each run
-     * waited on K + 1 loads (ncu, session 19: 6-8% of the warps' time). */
-    uint32_t *const s_kx = s_win + nrows * rowlen, *const s_ky = s_kx + wx;
-    for( int i = t; i < wx; i += nt )
-        s_kx[i] = mad( a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + i - w.cx] : 0u, geo.key_scale, (uint32_t)i );
-    for( int i = t; i < nrows - 15; i += nt )
-        s_ky[i] = mad( a.mv_cost ? a.mv_cost[2*a.i_range + w.y_min + row_lo + i - w.cy] : 0u, geo.key_scale,
-                       (uint32_t)(i * wx) );
     __syncthreads();
 
     /* Steps 1b and 2a: this thread's runs u0 + t, u0 + t + nt, ...  Keys are
@@ -525,10 +511,15 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
     {
         const int r0 = run_row( g, wy, K );
         uint32_t kk[K];
-        const uint32_t kx = s_kx[c];
+        const uint32_t mvcx = a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + c - w.cx] : 0;
 #pragma unroll
-        for( int k = 0; k < K; k++ )   /* IMAD for KEYS_FMA */
-            kk[k] = KEYS == KEYS_CLASSIC ? kx + s_ky[r0 - row_lo + k] : mad( kx, geo.one, s_ky[r0 - row_lo + k] );
+        for( int k = 0; k < K; k++ )
+        {
+            const uint32_t mvc = mvcx + (a.mv_cost ? a.mv_cost[2*a.i_range + w.y_min + r0 + k - w.cy] : 0);
+            const uint32_t raster = (r0 + k - row_lo) * wx + c;
+            /* the same number either way (raster < 2^KEY_SHIFT); IMAD for KEYS_FMA */
+            kk[k] = KEYS == KEYS_CLASSIC ? mvc << KEY_SHIFT | raster : mad( mvc, geo.key_scale, raster );
+        }
         search_run<NP, K, KEYS>( s_cur, s_win + (r0 - row_lo) * rowlen + c + off, rowlen, kk, geo.key_scale, geo.one,
                                  best );
         g += dg;
@@ -787,7 +778,7 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
         for( int u = 1; u <= MAX_RUNS && (u <= 8 || nt >= 96); u++ )
         {
             const int nb = (runs + nt*u - 1) / (nt*u), pb = nt*u;
-            const int words = block_words( wxs, nwx, mwy, pb, K ) + mwx + mwy;   /* + the key parts (1a') */
+            const int words = block_words( wxs, nwx, mwy, pb, K );
             if( (pb + 2*mwx) * K > (1 << KEY_SHIFT) ||   /* the key's raster field */
                 (SMEM_WIN( np ) + words) * sizeof(uint32_t) > (96 << 10) )
                 continue;
@@ -807,7 +798,7 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
         g.nb = (runs + force_nt*force_u - 1) / (force_nt*force_u);
     }
     const int per_block = g.threads * g.runs_per_thread;
-    const int max_words = block_words( wxs, nwx, mwy, per_block, K ) + mwx + mwy;
+    const int max_words = block_words( wxs, nwx, mwy, per_block, K );
     if( (per_block + 2*mwx) * K > (1 << KEY_SHIFT) )   /* a forced geometry, or none fits */
         g.nb = 0;
     g.smem = (SMEM_WIN( np ) + max_words) * sizeof(uint32_t);
