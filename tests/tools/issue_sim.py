@@ -6,8 +6,7 @@ spending GPU time on them.
     cuobjdump -sass me_cuda.cubin | tests/tools/issue_sim.py [-w WARPS] [FILTER]
 
 For each search_kernel<NP=41,...> (or those whose mangled name contains
-FILTER) it takes the run loop's body (the backward branch whose body holds
-the most VABSDIFF4, as sass_pipes.py) and runs WARPS copies of it (default
+FILTER) it takes the run loop's body (sass_pipes.run_loop) and runs WARPS copies of it (default
 4, each started at a different point of the loop) through one scheduler:
 one instruction per cycle, in order per warp, a warp eligible when its
 source registers are ready and its pipe is free; ALU and FMA-heavy
@@ -18,27 +17,16 @@ LDG 300, others 4: guesses, not measurements).  Prints cycles per loop
 iteration and per position, issue and ALU-pipe utilisation.  A reading aid
 for A/B comparisons, not a measurement.
 """
+import os
 import re
 import sys
-from collections import deque
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sass_pipes import parse, run_loop  # noqa: E402
 
 ALU = re.compile(r"^(VABSDIFF4|VIADDMNMX|VIMNMX3?|IMNMX|IADD3|LEA|SHF|LOP3|ISETP|SEL|PRMT|IABS|FLO|POPC|VIADD|PLOP3|P2R|R2P|FMNMX|FSETP|FSEL|BMSK|SGXT)")
 FMA = re.compile(r"^(IMAD|FFMA|FMUL|FADD|IMUL|IDP)")
 LAT = {"alu": 5, "fma": 5, "lds": 24, "ldg": 300, "oth": 4}
-
-
-def parse(stream):
-    funcs, cur = {}, None
-    for line in stream:
-        m = re.search(r"Function : (\S+)", line)
-        if m:
-            cur = m.group(1)
-            funcs[cur] = []
-            continue
-        m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(.*?);", line)
-        if m and cur:
-            funcs[cur].append((int(m.group(1), 16), m.group(2).strip()))
-    return funcs
 
 
 def regs(tok):
@@ -87,24 +75,6 @@ def decode(text):
     src = [r for r in src if r not in ("RZ", "PT", "URZ", "UPT")]
     dst = [r for r in dst if r not in ("RZ", "PT", "URZ", "UPT")]
     return op, pipe, dst, src
-
-
-def body(ins):
-    best = None
-    for i, (addr, t) in enumerate(ins):
-        m = re.search(r"BRA\s+(?:`\()?.*?(0x[0-9a-f]+)", t)
-        if not m:
-            continue
-        tgt = int(m.group(1), 16)
-        if tgt >= addr:
-            continue
-        j = next((k for k, (a, _) in enumerate(ins) if a == tgt), None)
-        if j is None:
-            continue
-        n = sum("VABSDIFF4" in x for _, x in ins[j:i + 1])
-        if best is None or n > best[0]:
-            best = (n, j, i)
-    return [t for _, t in ins[best[1]:best[2] + 1]] if best else []
 
 
 def simulate(prog, warps, iters=6):
@@ -158,7 +128,7 @@ def main():
         if not m or m.group(1) != "41" or filt not in name:
             continue
         K = int(m.group(2))
-        prog = body(ins)
+        prog = [t for _, t in run_loop(ins)]
         if not prog:
             continue
         cyc, issued, alu = simulate(prog, warps)

@@ -64,6 +64,25 @@ def pipe(op):
     return "oth"
 
 
+def run_loop(ins):
+    """The loop over runs of one function's (address, text) list: the
+    backward branch whose body holds the most VABSDIFF4 (empty if none)."""
+    addr = {a: i for i, (a, _) in enumerate(ins)}
+    best = None
+    for i, (a, t) in enumerate(ins):
+        mm = re.search(r"\bBRA\s+0x([0-9a-f]+)", t)
+        if not mm:
+            continue
+        tgt = int(mm.group(1), 16)
+        if tgt >= a or tgt not in addr:
+            continue
+        body = ins[addr[tgt]:i + 1]
+        n = sum(1 for _, x in body if base(opcode(x)) == "VABSDIFF4")
+        if best is None or n > best[0]:
+            best = (n, body)
+    return best[1] if best and best[0] else []
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "-a"]
     every = "-a" in sys.argv[1:]
@@ -77,23 +96,9 @@ def main():
             continue
         np_, k, minb = int(m.group(1)), int(m.group(2)), int(m.group(3))
         flav = int(m.group(4)) if m.group(4) else 0
-        ins = funcs[name]
-        addr = {a: i for i, (a, _) in enumerate(ins)}
-        best = None
-        for i, (a, t) in enumerate(ins):
-            mm = re.search(r"\bBRA\s+0x([0-9a-f]+)", t)
-            if not mm:
-                continue
-            tgt = int(mm.group(1), 16)
-            if tgt >= a or tgt not in addr:
-                continue
-            body = ins[addr[tgt]:i + 1]
-            n = sum(1 for _, x in body if base(opcode(x)) == "VABSDIFF4")
-            if best is None or n > best[0]:
-                best = (n, body)
-        if not best or not best[0]:
+        body = run_loop(funcs[name])
+        if not body:
             continue
-        body = best[1]
         ops = Counter(opcode(x) for _, x in body)
         pipes = Counter()
         for op, c in ops.items():
