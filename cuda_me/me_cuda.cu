@@ -47,7 +47,7 @@
  *
  * reduce_kernel<NP>: one thread per (macroblock, partition), min over the
  *   blocks of the macroblock, decodes the key into (mv, cost).  Not launched
- *   when a macroblock's window is one block (search_geom(): up to +-32 at
+ *   when a macroblock's window is one block (search_geom(): up to +-48 at
  *   1080p): search_kernel then stores the results itself (the reduce
  *   kernel was 5% of the search's time at +-16: results/kernel_steps.md).
  *
