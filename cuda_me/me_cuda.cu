@@ -543,17 +543,17 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
             s_red[warp * NP + p] = key;
     }
     __syncthreads();
-    if( t < NP )
+    for( int p = t; p < NP; p += nt )   /* one pass, except in blocks of one warp */
     {
-        uint32_t key = s_red[t];
+        uint32_t key = s_red[p];
         for( int i = 1; i < nwarps; i++ )
-            key = min( key, s_red[i * NP + t] );
+            key = min( key, s_red[i * NP + p] );
         const uint64_t k64 = cme_key( key >> KEY_SHIFT, row_lo * wx + (key & ((1u << KEY_SHIFT) - 1)) );
         /* the macroblock's only block: its result (no reduce_kernel) */
         if( geo.nb == 1 )
-            cme_store_key<NP>( a, w, mb, t, k64 );
+            cme_store_key<NP>( a, w, mb, p, k64 );
         else
-            bk[t] = k64;
+            bk[p] = k64;
     }
 }
 

@@ -362,6 +362,20 @@ START_TEST( test_kernels )
             if( paper )
                 break;
         }
+        /* the default variant in geometries the library may not pick: one
+         * warp per block (the last partitions' results in a second pass),
+         * and few runs per thread (many blocks per macroblock) */
+        static const int force[2][2] = { { 32, 3 }, { 64, 1 } };
+        for( int f = 0; f < 2; f++ )
+        {
+            char what[256];
+            snprintf( what, sizeof(what), "%s, %d parts, default variant, %d threads x %d runs", name, np,
+                      force[f][0], force[f][1] );
+            cme_cuda_geom_force( force[f][0], force[f][1] );
+            run_kernels( what, 0, -1, &cur, &ref, c->range, c->mv_range, c->thread, mvc, centre, np, got );
+            cme_cuda_geom_force( 0, 0 );
+            check_results( what, want, got, mb_w, mb_h, np );
+        }
         free( want );
         free( got );
     }
