@@ -58,6 +58,7 @@
  * pad_kernel: replicates frame edges into the CME_PAD border.
  *****************************************************************************/
 
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -80,6 +81,7 @@
 /* How a variant forms keys and keeps minima (search_run()). */
 #define KEYS_CLASSIC 0   /* shifts and adds, one VIADDMNMX per partition and position */
 #define KEYS_FMA     1   /* IMAD keys and merges, one VIMNMX3 per partition and 2 positions */
+#define KEYS_PAIR    2   /* KEYS_FMA over runs of two columns 4 apart (search_run_pair()) */
 
 static __device__ __forceinline__ uint32_t vabsdiff4_add( uint32_t a, uint32_t b, uint32_t c )
 {
@@ -103,6 +105,22 @@ static __host__ __device__ __forceinline__ int run_row( int g, int wy, int K )
 static __host__ __device__ __forceinline__ int run_count( int wx, int wy, int K )
 {
     return wx * ((wy + K - 1) / K);
+}
+
+/* KEYS_PAIR: a run is two window columns a and a + 4 (search_run_pair()).
+ * Column pairs of a window wx >= 8 wide: 4 per 8 columns (a = 8q + i,
+ * i < 4), then E = min(wx % 8, 4) pairs for the last wx % 8 columns, moved
+ * left to end on the window's last column (positions searched twice give
+ * equal keys). */
+static __host__ __device__ __forceinline__ int pair_count( int wx )
+{
+    return ((wx >> 3) << 2) + cme_imin( wx & 7, 4 );
+}
+
+static __host__ __device__ __forceinline__ int pair_col( int p, int wx )
+{
+    const int q4 = (wx >> 3) << 2;
+    return p < q4 ? ((p >> 2) << 3) + (p & 3) : wx - 4 - cme_imin( wx & 7, 4 ) + (p - q4);
 }
 
 /* Words per shared row of the window.  The thread of window column c reads
@@ -406,6 +424,84 @@ static __device__ __forceinline__ void search_run( const uint4 *s_cur, const uin
     }
 }
 
+/* Five words of a window row for a pair of columns 4 apart: the first
+ * column's four at [a], [a+16], [a+32], [a+48], the second's from [a+16]. */
+static __device__ __forceinline__ void load_row5_s( uint32_t r[5], const uint32_t a )
+{
+    asm volatile( "ld.shared.u32 %0, [%5];\n\t"
+                  "ld.shared.u32 %1, [%5+16];\n\t"
+                  "ld.shared.u32 %2, [%5+32];\n\t"
+                  "ld.shared.u32 %3, [%5+48];\n\t"
+                  "ld.shared.u32 %4, [%5+64];"
+                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]) : "r"(a) );
+}
+
+/* KEYS_PAIR: search_run() (KEYS_FMA) for the 2K positions of K rows in two
+ * columns 4 apart.  The second column's 4x4 blocks read 3 of the first's 4
+ * words per row (s_win[row][j] holds the 4 pixels from column j), so a row
+ * costs 5 shared loads for 2 positions instead of 8, and the window's rows
+ * are cut into runs of K as for one column: more positions per row loaded
+ * without the taller runs' rows searched twice at the window's bottom (+-16:
+ * 33 rows, 36 searched in runs of 4, 40 in runs of 8).  kka, kkb: the keys'
+ * MV cost and raster parts of the two columns.  The two positions of a row
+ * enter each partition's best with one 3-input min. */
+template<int NP, int K>
+static __device__ __forceinline__ void search_run_pair( const uint4 *s_cur, const uint32_t *rw, const int rowlen,
+                                                        const uint32_t kka[K], const uint32_t kkb[K], const uint32_t sc,
+                                                        const uint32_t one, uint32_t best[NP] )
+{
+    uint32_t ref[K][5], acc[2*K][4];
+    fma_state_t st[2*K];
+    uint32_t ra = (uint32_t)__cvta_generic_to_shared( rw );
+    const uint32_t rowbytes = 4 * rowlen;
+#pragma unroll
+    for( int i = 0; i < K - 1; i++ )
+    {
+        load_row5_s( ref[i], ra );
+        ra = mad( rowbytes, one, ra );
+    }
+#pragma unroll
+    for( int m = 0; m < 16; m++ )
+    {
+        load_row5_s( ref[(m + K - 1) % K], ra );
+        ra = mad( rowbytes, one, ra );
+        const uint4 c = s_cur[m];
+        const bool first = !(m & 3);
+#pragma unroll
+        for( int k = 0; k < K; k++ )
+        {
+            const uint32_t *r = ref[(m + k) % K];
+#pragma unroll
+            for( int h = 0; h < 2; h++ )
+            {
+                uint32_t *ac = acc[2*k + h];
+                ac[0] = vabsdiff4_add( c.x, r[h    ], first ? 0u : ac[0] );
+                ac[1] = vabsdiff4_add( c.y, r[h + 1], first ? 0u : ac[1] );
+                ac[2] = vabsdiff4_add( c.z, r[h + 2], first ? 0u : ac[2] );
+                ac[3] = vabsdiff4_add( c.w, r[h + 3], first ? 0u : ac[3] );
+            }
+        }
+        if( (m & 3) == 3 )
+        {
+            const int b = m >> 2, n = row_nkeys( NP, b );
+#pragma unroll
+            for( int k = 0; k < K; k++ )
+            {
+                uint32_t ka[16], kb[16];
+                row_keys<NP>( b, acc[2*k], st[2*k], kka[k], sc, one, ka );
+                row_keys<NP>( b, acc[2*k + 1], st[2*k + 1], kkb[k], sc, one, kb );
+#pragma unroll
+                for( int i = 0; i < 16; i++ )
+                    if( i < n )
+                    {
+                        uint32_t &bp = best[row_part( NP, b, i )];
+                        bp = __vimin3_u32( bp, ka[i], kb[i] );
+                    }
+            }
+        }
+    }
+}
+
 typedef struct search_geom_t
 {
     int threads;          /* per block, a multiple of 32 */
@@ -431,7 +527,9 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
     int mb_x, mb_y;
     const cme_window_t w = cme_launch_window( a, mb, &mb_x, &mb_y );
     const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
-    const int runs = run_count( wx, wy, K );
+    const bool PAIR = KEYS == KEYS_PAIR;
+    const int per = PAIR ? pair_count( wx ) : wx;   /* runs per run group (K window rows) */
+    const int runs = run_count( per, wy, K );
     const int u0 = blockIdx.y * nt * geo.runs_per_thread;
     uint64_t *bk = a.blk_keys + ((size_t)mb * geo.nb + blockIdx.y) * NP;
     if( u0 >= runs )   /* edge macroblocks have smaller windows (never with nb = 1: u0 = 0) */
@@ -441,8 +539,8 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
         return;
     }
     const int u1 = cme_imin( u0 + nt * geo.runs_per_thread, runs );
-    const int row_lo = run_row( u0 / wx, wy, K );
-    const int nrows = run_row( (u1 - 1) / wx, wy, K ) - row_lo + K + 15;
+    const int row_lo = run_row( u0 / per, wy, K );
+    const int nrows = run_row( (u1 - 1) / per, wy, K ) - row_lo + K + 15;
     const int x0 = 16*mb_x + w.x_min, off = x0 & 3;
     const int rowlen = row_words( wx ), nq = rowlen / 4;
 
@@ -504,29 +602,45 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
 #pragma unroll
     for( int p = 0; p < NP; p++ )
         best[p] = ~0u;
-    /* run u = g * wx + c: (g, c) advance by nt without a division */
-    const int dg = nt / wx, dc = nt - dg * wx;
-    int g = (u0 + t) / wx, c = u0 + t - g * wx;
+    /* run u = g * per + c: (g, c) advance by nt without a division; the
+     * run's (first) window column is c, or pair_col( c ) with KEYS_PAIR */
+    const int dg = nt / per, dc = nt - dg * per;
+    int g = (u0 + t) / per, c = u0 + t - g * per;
     for( int u = u0 + t; u < u1; u += nt )
     {
         const int r0 = run_row( g, wy, K );
+        const int col = PAIR ? pair_col( c, wx ) : c;
         uint32_t kk[K];
-        const uint32_t mvcx = a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + c - w.cx] : 0;
+        const uint32_t mvcx = a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + col - w.cx] : 0;
 #pragma unroll
         for( int k = 0; k < K; k++ )
         {
             const uint32_t mvc = mvcx + (a.mv_cost ? a.mv_cost[2*a.i_range + w.y_min + r0 + k - w.cy] : 0);
-            const uint32_t raster = (r0 + k - row_lo) * wx + c;
+            const uint32_t raster = (r0 + k - row_lo) * wx + col;
             /* the same number either way (raster < 2^KEY_SHIFT); IMAD for KEYS_FMA */
             kk[k] = KEYS == KEYS_CLASSIC ? mvc << KEY_SHIFT | raster : mad( mvc, geo.key_scale, raster );
         }
-        search_run<NP, K, KEYS>( s_cur, s_win + (r0 - row_lo) * rowlen + c + off, rowlen, kk, geo.key_scale, geo.one,
-                                 best );
+        if( PAIR )
+        {
+            /* column col + 4: its MV cost in place of col's, raster + 4
+             * (exact modulo 2^32, and the key itself is below 2^32) */
+            const uint32_t mvcb = a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + col + 4 - w.cx] : 0;
+            const uint32_t d = mad( mvcb - mvcx, geo.key_scale, 4u );
+            uint32_t kkb[K];
+#pragma unroll
+            for( int k = 0; k < K; k++ )
+                kkb[k] = mad( d, geo.one, kk[k] );
+            search_run_pair<NP, K>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, kkb,
+                                    geo.key_scale, geo.one, best );
+        }
+        else
+            search_run<NP, K, KEYS>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, geo.key_scale,
+                                     geo.one, best );
         g += dg;
         c += dc;
-        if( c >= wx )
+        if( c >= per )
         {
-            c -= wx;
+            c -= per;
             g++;
         }
     }
@@ -618,6 +732,13 @@ static const variant_t variants[] =
     VARIANT( KEYS_FMA, "fma-", 4, 4 ),      /* 7: default up to +-16 */
     VARIANT( KEYS_FMA, "fma-", 8, 2 ),      /* 8: all 255 registers, 8 warps per SM */
     VARIANT( KEYS_FMA, "fma-", 6, 3 ),      /* 9 */
+    /* KEYS_PAIR: runs of K rows in two columns 4 apart (2K positions); on
+     * windows under 8 columns wide the KEYS_FMA variant of the same K and
+     * blocks per SM runs instead (launch_variant()) */
+    VARIANT( KEYS_PAIR, "pair-", 4, 3 ),    /* 10 */
+    VARIANT( KEYS_PAIR, "pair-", 4, 4 ),    /* 11 */
+    VARIANT( KEYS_PAIR, "pair-", 3, 4 ),    /* 12 */
+    VARIANT( KEYS_PAIR, "pair-", 3, 3 ),    /* 13 */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
@@ -694,9 +815,17 @@ extern "C" int cme_cuda_variant_info( int v, int *k, int *minb )
     return v;
 }
 
-static int window_rows( int wx, int wy, int runs_per_block, int K )
+/* Runs per run group (K window rows) of a window wx wide. */
+static int group_runs( int wx, int pair )
 {
-    return cme_imin( wy, ((runs_per_block + wx - 2) / wx + 1) * K ) + 15;
+    return pair ? pair_count( wx ) : wx;
+}
+
+/* The most window rows a block of runs_per_block runs loads; per: runs per
+ * run group (group_runs()). */
+static int window_rows( int per, int wy, int runs_per_block, int K )
+{
+    return cme_imin( wy, ((runs_per_block + per - 2) / per + 1) * K ) + 15;
 }
 
 /* Window width of macroblock column x, height of macroblock row y: the
@@ -717,12 +846,28 @@ static int window_height( int y, int mb_h, int range, int mv_range, int mv_range
 
 /* The most words of window a block of pb runs loads: per window width, the
  * tallest window's rows (window_rows() grows with the height). */
-static int block_words( const int *wxs, int nwx, int mwy, int pb, int K )
+static int block_words( const int *wxs, int nwx, int mwy, int pb, int K, int pair )
 {
     int words = 0;
     for( int i = 0; i < nwx; i++ )
-        words = cme_imax( words, window_rows( wxs[i], mwy, pb, K ) * row_words( wxs[i] ) );
+        words = cme_imax( words, window_rows( group_runs( wxs[i], pair ), mwy, pb, K ) * row_words( wxs[i] ) );
     return words;
+}
+
+/* Whether the raster indices of a block of pb runs fit the key's field:
+ * it spans at most (pb - 2) / per + 2 run groups of K rows (per: runs per
+ * group), raster < rows * wx.  One column per run: the bound
+ * (pb + 2 wx) K, as before KEYS_PAIR. */
+static int raster_fits( const int *wxs, int nwx, int pb, int K, int pair )
+{
+    for( int i = 0; i < nwx; i++ )
+    {
+        const long most = pair ? (long)((pb + pair_count( wxs[i] ) - 2) / pair_count( wxs[i] ) + 1) * K * wxs[i]
+                               : (long)(pb + 2*wxs[i]) * K;
+        if( most > (1 << KEY_SHIFT) )
+            return 0;
+    }
+    return 1;
 }
 
 /* cme_cuda_geom_force(): a benchmark's fixed threads and runs per thread */
@@ -745,7 +890,8 @@ extern "C" void cme_cuda_geom_force( int nt, int u )
  * kernel time at +-40 / 48 / 64 / 80 / 96 / 128 (1080p).  nb = 0: no
  * geometry (range out of bounds, or the keys' raster field or the shared
  * memory too small). */
-static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread, int np, int K )
+static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread, int np, int K,
+                                  int pair )
 {
     search_geom_t g = { MAX_THREADS, 1, 0, 0, 1u << KEY_SHIFT, 1 };
     if( range < 1 || range > CUDA_ME_RANGE_MAX )
@@ -769,20 +915,25 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
             wys[nwy++] = v;
         seen[v] = 1;
     }
-    int mwx = 0, mwy = 0;
+    int mwx = 0, mwy = 0, lwx = INT_MAX;
     for( int i = 0; i < nwx; i++ ) mwx = cme_imax( mwx, wxs[i] );
+    for( int i = 0; i < nwx; i++ ) lwx = cme_imin( lwx, wxs[i] );
     for( int i = 0; i < nwy; i++ ) mwy = cme_imax( mwy, wys[i] );
-    const int runs = run_count( mwx, mwy, K );
+    if( pair && lwx < 8 )   /* no column pairs (pair_col()) */
+        return g;
+    const int per = group_runs( mwx, pair ), runs = run_count( per, mwy, K );
+    const int positions = pair ? 2*K : K;   /* per run */
     long best = -1;
     for( int nt = 64; nt <= MAX_THREADS; nt += 32 )
         for( int u = 1; u <= MAX_RUNS && (u <= 8 || nt >= 96); u++ )
         {
             const int nb = (runs + nt*u - 1) / (nt*u), pb = nt*u;
-            const int words = block_words( wxs, nwx, mwy, pb, K );
-            if( (pb + 2*mwx) * K > (1 << KEY_SHIFT) ||   /* the key's raster field */
+            const int words = block_words( wxs, nwx, mwy, pb, K, pair );
+            if( !raster_fits( wxs, nwx, pb, K, pair ) ||   /* the key's raster field */
                 (SMEM_WIN( np ) + words) * sizeof(uint32_t) > (96 << 10) )
                 continue;
-            const long cost = (long)nb * nt * (u * K + 6) + (long)nb * window_rows( mwx, mwy, pb, K ) * row_words( mwx ) / 5;
+            const long cost = (long)nb * nt * (u * positions + 6) +
+                              (long)nb * window_rows( per, mwy, pb, K ) * row_words( mwx ) / 5;
             if( best < 0 || cost < best )
             {
                 best = cost;
@@ -798,8 +949,8 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
         g.nb = (runs + force_nt*force_u - 1) / (force_nt*force_u);
     }
     const int per_block = g.threads * g.runs_per_thread;
-    const int max_words = block_words( wxs, nwx, mwy, per_block, K );
-    if( (per_block + 2*mwx) * K > (1 << KEY_SHIFT) )   /* a forced geometry, or none fits */
+    const int max_words = block_words( wxs, nwx, mwy, per_block, K, pair );
+    if( !raster_fits( wxs, nwx, per_block, K, pair ) )   /* a forced geometry, or none fits */
         g.nb = 0;
     g.smem = (SMEM_WIN( np ) + max_words) * sizeof(uint32_t);
     if( g.smem > (96 << 10) )   /* cme_cuda_prepare()'s opt-in */
@@ -812,7 +963,10 @@ extern "C" size_t cme_cuda_scratch_size( int mb_w, int mb_h, int range, int mv_r
     size_t most = 0;
     for( int v = 0; v < NVARIANTS; v++ )   /* enough for any variant */
     {
-        search_geom_t g = search_geom( mb_w, mb_h, range, mv_range, mv_range_thread, np, variants[v].k );
+        search_geom_t g = search_geom( mb_w, mb_h, range, mv_range, mv_range_thread, np, variants[v].k,
+                                       variants[v].keys == KEYS_PAIR );
+        if( !g.nb && variants[v].keys == KEYS_PAIR )   /* its fallback is one of the others */
+            continue;
         if( !g.nb )
             return 0;
         size_t s = (size_t)mb_w * mb_h * g.nb * np * sizeof(uint64_t);
@@ -821,13 +975,36 @@ extern "C" size_t cme_cuda_scratch_size( int mb_w, int mb_h, int range, int mv_r
     return most;
 }
 
-extern "C" int cme_cuda_search_blocks( const cme_launch_t *l )
+/* The variant a launch runs and its geometry (g->nb = 0: none): l's, or
+ * where a KEYS_PAIR variant has no geometry (windows under 8 columns wide),
+ * the KEYS_FMA variant of the same blocks per SM and the least K not below
+ * its K (every MINB of a KEYS_PAIR variant has KEYS_FMA variants up to K 8). */
+static const variant_t *launch_variant( const cme_launch_t *l, search_geom_t *g )
 {
     const int vi = l->i_variant < 0 ? cme_cuda_variant_default( l->i_range ) : l->i_variant;
     if( vi >= NVARIANTS )
-        return 0;
-    return search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread,
-                        l->i_parts, variants[vi].k ).nb;
+        return NULL;
+    const variant_t *v = &variants[vi];
+    *g = search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread, l->i_parts,
+                      v->k, v->keys == KEYS_PAIR );
+    if( !g->nb && v->keys == KEYS_PAIR )
+    {
+        const variant_t *f = NULL;
+        for( int i = 0; i < NVARIANTS; i++ )
+            if( variants[i].keys == KEYS_FMA && variants[i].minb == v->minb && variants[i].k >= v->k &&
+                (!f || variants[i].k < f->k) )
+                f = &variants[i];
+        v = f;
+        *g = search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread,
+                          l->i_parts, v->k, 0 );
+    }
+    return v;
+}
+
+extern "C" int cme_cuda_search_blocks( const cme_launch_t *l )
+{
+    search_geom_t g;
+    return launch_variant( l, &g ) ? g.nb : 0;
 }
 
 extern "C" cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stream )
@@ -837,13 +1014,9 @@ extern "C" cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stre
 
 extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks )
 {
-    const int vi = l->i_variant < 0 ? cme_cuda_variant_default( l->i_range ) : l->i_variant;
-    if( vi >= NVARIANTS )
-        return cudaErrorInvalidValue;
-    const variant_t *v = &variants[vi];
-    search_geom_t g = search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread,
-                                   l->i_parts, v->k );
-    if( !g.nb )
+    search_geom_t g;
+    const variant_t *v = launch_variant( l, &g );
+    if( !v || !g.nb )
         return cudaErrorInvalidValue;
     const int mb_count = l->i_mb_width * l->i_mb_height;
     const dim3 grid( mb_count, g.nb );

@@ -96,6 +96,9 @@ def main():
             continue
         np_, k, minb = int(m.group(1)), int(m.group(2)), int(m.group(3))
         flav = int(m.group(4)) if m.group(4) else 0
+        k_rows = k
+        if flav == 2:   # KEYS_PAIR: a run is K rows of two columns
+            k = 2 * k
         body = run_loop(funcs[name])
         if not body:
             continue
@@ -104,7 +107,7 @@ def main():
         for op, c in ops.items():
             pipes[pipe(op)] += c
         regs = "?"
-        print(f"search_kernel<NP={np_}, K={k}, MINB={minb}, flavour={flav}>: loop of {len(body)} instructions, "
+        print(f"search_kernel<NP={np_}, K={k_rows}, MINB={minb}, flavour={flav}>: loop of {len(body)} instructions, "
               f"per position: total {len(body)/k:.1f}  alu {pipes['alu']/k:.1f}  fma {pipes['fma']/k:.1f}  "
               f"lsu {pipes['lsu']/k:.1f}  other {pipes['oth']/k:.1f}")
         shown = ops.most_common() if every else ops.most_common(12)
