@@ -543,8 +543,8 @@ static int cu_init( cuda_me_t *h )
     const int w = h->param.i_width, hgt = h->param.i_height;
     g->i_pitch = (w + 2*CME_PAD + 127) & ~127;
     g->frame_bytes = (size_t)g->i_pitch * (hgt + 2*CME_PAD);
-    /* enough for pass 1, and for pass 2 (two candidates: range 16, the
-     * same scratch after pass 1 on the same stream) */
+    /* enough for pass 1, and for pass 2 (two candidates: cme_pass2_range(),
+     * the same scratch after pass 1 on the same stream) */
     g->scratch_bytes = scratch_size( h, h->param.i_range );
     if( h->i_cands == 2 )
     {

@@ -139,7 +139,8 @@ typedef struct cuda_me_param_t
      * the last column; with fewer of them in the frame the first there is,
      * in that order (left in the top row, top in the left column); at
      * (0, 0) pass 1's clipped centre.  Clipped as any centre, range
-     * min(16, i_range) (CME_PASS2_RANGE), the same limits (the job's
+     * 16 from i_range 32 on, below that i_range / 2 but at least
+     * min(8, i_range) (cme_pass2_range), the same limits (the job's
      * frame-thread limit too) and ties.  MV cost: the same table (the
      * job's or open's), centred on the pass-2 centre: cost = SAD +
      * mv_cost[2*i_range + mvx - cx2] + mv_cost[2*i_range + mvy - cy2],

@@ -53,7 +53,8 @@
  *
  * pass2_kernel: one thread per macroblock, the centre of its second pass
  *   (two candidates) from pass 1's 16x16 vectors (spec.h, cme_pass2_centre);
- *   then search_kernel and reduce_kernel run again at range 16.
+ *   then search_kernel (and reduce_kernel) run again at cme_pass2_range()
+ *   (16 from range 32 on).
  *
  * pad_kernel: replicates frame edges into the CME_PAD border.
  *****************************************************************************/

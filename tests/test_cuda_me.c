@@ -328,10 +328,11 @@ static const cref_case_t pass2_cases[] =
     {  16,  16, PAT_RANDOM,   8,  512, 41, 1, -1 },   /* one macroblock: pass 1's centre */
     {  16,  64, PAT_RANDOM,  12,  512,  9, 1, 10 },   /* one column */
     {  64,  16, PAT_RANDOM,  20,  512,  9, 1, 10 },   /* one row */
-    {  80,  64, PAT_RANDOM,  24,  512, 41, 1, -1 },   /* range > 16: sub-table */
+    {  80,  64, PAT_RANDOM,  24,  512, 41, 1, -1 },   /* range 24: pass 2 at 12, sub-table */
     {  80,  64, PAT_RANDOM,  24,  512, 41, 1, 30 },
     {  80,  64, PAT_SHIFTED, 16,  512, 41, 1, 12 },
-    {  96,  64, PAT_RANDOM,  10,  512,  9, 1, 40 },   /* range < 16: pass 2 at range */
+    {  96,  64, PAT_RANDOM,  10,  512,  9, 1, 40 },   /* range < 16: pass 2 at 8 */
+    {  96,  64, PAT_RANDOM,   6,  512,  9, 1, 40 },   /* range < 8: pass 2 at range */
     {  96,  64, PAT_RANDOM,  40,   48,  9, 1, 60 },   /* mv_range clips centres and windows */
     {  64,  48, PAT_FLAT,    32,  512, 41, 1, 20 },   /* ties */
     {  64,  48, PAT_RANDOM,  20,  512,  9, 0, 20 },   /* pure SAD */
@@ -354,7 +355,7 @@ static void check_pass2( const char *name, const tframe_t *cur, const tframe_t *
         for( int x = 0; x < mb_w; x++ )
             oracle_mb( cur, ref, x, y, range, mv_range, mvc, centre, 1, p1 + y * mb_w + x );
     oracle_pass2_centres( cur, p1, 1, mv_range, centre, c2 );
-    const int r2 = range < 16 ? range : 16;
+    const int r2 = oracle_pass2_range( range );
     const uint16_t *cost2 = mvc ? mvc + 2*range - 2*r2 : NULL;
     ck_assert( !guarded_alloc( &o, parts ) );
     for( int i = 0; i < (mbs ? n_mbs : mb_count); i++ )
@@ -1241,7 +1242,7 @@ static int subpel_oracle_check( const char *name, const sp_oracle_t *o, const tf
         for( int cand = 0; cand < o->cands; cand++ )
         {
             const int16_t *c = cand ? c2 + 2*mb : o->centre ? o->centre + 2*mb : NULL;
-            const cme_window_t w = cme_get_window( mb_x, mb_y, mb_w, mb_h, cand ? (o->range < 16 ? o->range : 16) : o->range,
+            const cme_window_t w = cme_get_window( mb_x, mb_y, mb_w, mb_h, cand ? oracle_pass2_range( o->range ) : o->range,
                                                    o->mv_range, o->mvrt, c ? c[0] : 0, c ? c[1] : 0 );
             cme_subpel_param_t sp;
             sp.i_subme = o->subme;

@@ -232,6 +232,15 @@ void oracle_mb( const tframe_t *cur, const tframe_t *ref, int mb_x, int mb_y, in
     }
 }
 
+int oracle_pass2_range( int range )
+{
+    if( range >= 32 )
+        return 16;
+    if( range < 8 )
+        return range;
+    return range / 2 < 8 ? 8 : range / 2;
+}
+
 void oracle_pass2_centres( const tframe_t *cur, const cuda_me_result_t *pass1, int stride, int mv_range,
                            const int16_t *centre, int16_t *centre2 )
 {

@@ -50,6 +50,9 @@ void oracle_mb( const tframe_t *cur, const tframe_t *ref, int mb_x, int mb_y, in
  * (16x16 at pass1[mb * stride]), written with plain loops: the median of
  * left, top and top-right (top-left in the last column), else the first
  * there is, at (0,0) pass 1's centre clipped to the limits. */
+/* Pass 2's range for pass 1's, written out: 16 from 32 on; below, half the
+ * range, but 8 where that is less than 8, and the range itself below 8. */
+int oracle_pass2_range( int range );
 void oracle_pass2_centres( const tframe_t *cur, const cuda_me_result_t *pass1, int stride, int mv_range,
                            const int16_t *centre, int16_t *centre2 );
 
