@@ -1,5 +1,5 @@
 #!/bin/bash
-# call 1 (session 20): eae9e13 (KEYS_PAIR variants 10-13; blocks of one
+# call 1 (session 20): d31dfff (pass 2 at half the range below 32; KEYS_PAIR variants 10-13; blocks of one
 # warp store every partition).
 # 1. GPU unit case gpu (every variant == C, the new ones too, and the
 #    default variant forced to 32 threads x 3 runs and 64 x 1) and
@@ -15,8 +15,10 @@ tar xJf build/carry20/c1.tar.xz
 xz -dkf build/carry20/bench_old.xz
 export CUDA_ME_COMMIT=$(cat build/carry20/commit)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$OUT/gpu.txt" 2>&1
-(CUDA_ME_REQUIRE_GPU=1 CK_RUN_SUITE=gpu CK_RUN_CASE=gpu timeout 240 build/tests/test_cuda_me_static > "$OUT/unit_gpu.log" 2>&1
- echo "unit rc=$?" >> "$OUT/unit_gpu.log") &
+(CUDA_ME_REQUIRE_GPU=1 CK_RUN_SUITE=gpu CK_RUN_CASE=gpu timeout 200 build/tests/test_cuda_me_static > "$OUT/unit_gpu.log" 2>&1
+ echo "unit rc=$?" >> "$OUT/unit_gpu.log"
+ CUDA_ME_REQUIRE_GPU=1 CK_RUN_SUITE=gpu CK_RUN_CASE=pass2 timeout 60 build/tests/test_cuda_me_static >> "$OUT/unit_gpu.log" 2>&1
+ echo "unit pass2 rc=$?" >> "$OUT/unit_gpu.log") &
 (CK_FORK=no CK_RUN_SUITE=gpu CK_RUN_CASE=gpu CUDA_ME_SANITIZE=1 CUDA_ME_REQUIRE_GPU=1 \
   timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 build/tests/test_cuda_me_static > "$OUT/memcheck.log" 2>&1
  echo "memcheck rc=$?" >> "$OUT/memcheck.log") &
@@ -25,7 +27,7 @@ wait
 grep -E "Checks|rc=" "$OUT/unit_gpu.log"; grep -E "^[0-9]+%|ERROR SUMMARY|rc=" "$OUT/memcheck.log" | tail -3
 grep -m5 -E "FAIL|differ|mismatch" "$OUT/unit_gpu.log"
 dv() { [ $1 -le 16 ] && echo 7 || { [ $1 -le 32 ] && echo 6 || echo 4; }; }   # the default variants
-b() { build/bench/bench_me -q "$@" 2>&1 | awk -v a="$*" '$4 == "total" {print a, "|", $0}'; }
+b() { build/bench/bench_me -q "$@" 2>&1 | awk -v a="$*" '$4 == "total" || $4 == "2" {print a, "|", $0}'; }
 bo() { build/carry20/bench_old -q "$@" 2>&1 | awk -v a="old $*" '$4 == "total" {print a, "|", $0}'; }
 for rep in 1 2; do
   for r in 16 32 64 128; do
