@@ -746,12 +746,15 @@ static const variant_t variants[] =
 /* The default: the fastest variant measured on an H200 for the range
  * (results/kernel_steps.md, "Default variants"; 1080p, 41 partitions, one
  * bench_me run per range, device calls 47 and 50): keys on the FMA pipe,
- * K=4 up to +-16, K=6 to +-32 (v9, K6/3, within 1% of it there), K=8
- * with 3 blocks an SM beyond: against v6 -3.2% at +-40, -0.9% at +-64,
- * -5.3% at +-96, -3.2% at +-128 (v9 -4.8% there). */
+ * K=6 to +-32 (v9, K6/3, within 1% of it there), K=8 with 3 blocks an SM
+ * beyond: against v6 -3.2% at +-40, -0.9% at +-64, -5.3% at +-96, -3.2% at
+ * +-128 (v9 -4.8% there).  Up to +-16 column pairs of 3 rows (v12,
+ * twentieth session): 0.093 ms at 1080p against v7's (K=4) 0.103, -10% at
+ * 720p, -12% at 2160p; from +-32 on the pairs lose 1-10% (the ALU pipe is
+ * the limit there, and they save issue slots, not ALU instructions). */
 extern "C" int cme_cuda_variant_default( int range )
 {
-    return range <= 16 ? 7 : range <= 32 ? 6 : 4;
+    return range <= 16 ? 12 : range <= 32 ? 6 : 4;
 }
 
 /* row_keys() on the host against the spec's merge (cme_merge): every
