@@ -751,10 +751,12 @@ static const variant_t variants[] =
  * +-128 (v9 -4.8% there).  Up to +-16 column pairs of 3 rows (v12,
  * twentieth session): 0.093 ms at 1080p against v7's (K=4) 0.103, -10% at
  * 720p, -12% at 2160p; from +-32 on the pairs lose 1-10% (the ALU pipe is
- * the limit there, and they save issue slots, not ALU instructions). */
+ * the limit there, and they save issue slots, not ALU instructions).  Up
+ * to +-8 (pass 2 of two candidates at range 16) v6 again: 0.048 ms at
+ * 1080p against v12's 0.054 and v7's 0.054 (17 rows: 3 runs of 6). */
 extern "C" int cme_cuda_variant_default( int range )
 {
-    return range <= 16 ? 12 : range <= 32 ? 6 : 4;
+    return range <= 8 ? 6 : range <= 16 ? 12 : range <= 32 ? 6 : 4;
 }
 
 /* row_keys() on the host against the spec's merge (cme_merge): every
