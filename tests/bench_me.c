@@ -525,6 +525,7 @@ int main( int argc, char **argv )
                         /* two candidates per partition (cuda_me.h i_cands 2):
                          * pass 1, then pass 2 around the neighbours' median */
                         cme_launch_t l2 = l;
+                        l2.i_variant = -1;   /* as the library runs it: pass 2 with its range's default */
                         l2.out = d_out2;
                         l2.i_out_stride = 2 * parts;
                         CHECK( cudaEventRecord( ev[3], st ) );
