@@ -1,5 +1,5 @@
 #!/bin/bash
-# call 3 (session 20): 0684a67 (v6 the default up to +-8).  GPU unit cases
+# call 3 (session 20): 82528d7 (v6 the default up to +-8).  GPU unit cases
 # gpu (every variant == C, the default at ranges 4..8 now v6) and pass2
 # (pass 2 at range 8 for range 16) side by side; then bench_me's two
 # candidates against one at +-16 (pass 2 at +-8), the defaults at +-8..64.
