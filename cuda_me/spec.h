@@ -90,9 +90,10 @@ CME_SPEC uint32_t cme_mv_cost( const uint16_t *mv_cost, int range, const cme_win
  * cy).  That centre is clipped as any centre (cme_get_window) and searched
  * +- cme_pass2_range( range ): CME_PASS2_RANGE from range 32 on, half the
  * range below (at least 8, and at most the range), so that the second pass
- * costs a fraction of the first at every range (+-16: a +-8 pass, 1.3x the
- * one-pass search time instead of 2x; x264's glue asks for two candidates
- * only from range 28); the same limits (the job's frame-thread limit too)
+ * costs a fraction of the first at every range (+-16: a +-8 pass, about
+ * 1.5x the one-pass kernel time instead of 2x on an H200, the small pass
+ * being mostly per-block set-up; x264's glue asks for two candidates only
+ * from range 28); the same limits (the job's frame-thread limit too)
  * and tie rule.  Its MV cost: the same table
  * (4*range+1 entries), centred on the pass-2 centre: for the smaller range
  * r2 that is the sub-table mv_cost + 2*(range - r2), 4*r2+1 entries
