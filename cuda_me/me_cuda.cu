@@ -1000,6 +1000,8 @@ static const variant_t *launch_variant( const cme_launch_t *l, search_geom_t *g 
             if( variants[i].keys == KEYS_FMA && variants[i].minb == v->minb && variants[i].k >= v->k &&
                 (!f || variants[i].k < f->k) )
                 f = &variants[i];
+        if( !f )
+            return NULL;
         v = f;
         *g = search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread,
                           l->i_parts, v->k, 0 );
