@@ -85,6 +85,13 @@ void cme_cuda_geom_force( int nt, int u );
  * cme_merge() (spec.h).  Returns the number of wrong or missing keys. */
 int cme_cuda_selftest_keys( uint32_t seed );
 
+/* Host-side check of the KEYS_PAIR runs (no GPU needed): for every window
+ * width 8..2*CUDA_ME_RANGE_MAX+1, the column pairs cover each column, both
+ * columns of a pair lie in the window, and a block's rows (every block of
+ * every run count up to 1536 runs) stay under raster_fits()'s bound.
+ * Returns the number of violations. */
+int cme_cuda_selftest_pairs( void );
+
 /* Replicates the edges of a w x h plane CME_PAD pixels outwards. */
 cudaError_t cme_cuda_pad( uint8_t *plane, int i_pitch, int w, int h, cudaStream_t stream );
 

@@ -805,6 +805,42 @@ extern "C" int cme_cuda_selftest_keys( uint32_t seed )
     return selftest_keys<CUDA_ME_NPART>( &rng, 2000 ) + selftest_keys<CUDA_ME_NPART_8x8>( &rng, 2000 );
 }
 
+extern "C" int cme_cuda_selftest_pairs( void )
+{
+    int bad = 0;
+    static const int Ks[2] = { 3, 4 };
+    for( int wx = 8; wx <= 2*CUDA_ME_RANGE_MAX + 1; wx++ )
+    {
+        const int np = pair_count( wx );
+        uint8_t seen[2*CUDA_ME_RANGE_MAX + 1] = { 0 };
+        for( int p = 0; p < np; p++ )
+        {
+            const int a = pair_col( p, wx );
+            if( a < 0 || a + 4 > wx - 1 )
+                bad++;
+            else
+                seen[a] = seen[a + 4] = 1;
+        }
+        for( int x = 0; x < wx; x++ )
+            bad += !seen[x];
+        /* the rows a block of pb runs spans, against raster_fits()'s bound
+         * (a square window: wy = wx) */
+        for( int ki = 0; ki < 2; ki++ )
+            for( int pb = 1; pb <= 1536; pb += pb < 64 ? 1 : 37 )
+            {
+                const int K = Ks[ki], runs = run_count( np, wx, K );
+                const long bound = (long)((pb + np - 2) / np + 1) * K * wx;
+                for( int u0 = 0; u0 < runs; u0 += pb )
+                {
+                    const int u1 = cme_imin( u0 + pb, runs );
+                    const int lo = run_row( u0 / np, wx, K ), hi = run_row( (u1 - 1) / np, wx, K ) + K;
+                    bad += (long)(hi - lo) * wx > bound;
+                }
+            }
+    }
+    return bad;
+}
+
 extern "C" const char *cme_cuda_variant_name( int v )
 {
     return v < 0 || v >= NVARIANTS ? NULL : variants[v].name;

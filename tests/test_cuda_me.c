@@ -170,6 +170,14 @@ START_TEST( test_merge_fma )
     ck_assert_int_eq( cme_cuda_selftest_keys( test_seed() ^ 0x5a5a ), 0 );
 }
 END_TEST
+
+START_TEST( test_pairs )
+{
+    /* the KEYS_PAIR kernels' column pairs and raster bound (me_cuda.cu),
+     * run on the host */
+    ck_assert_int_eq( cme_cuda_selftest_pairs(), 0 );
+}
+END_TEST
 #endif
 
 /* ---------------------------------------------------------------- cref */
@@ -1652,6 +1660,7 @@ static Suite *cuda_me_suite( void )
     tcase_add_test( tc, test_merge );
 #if HAVE_CUDA
     tcase_add_test( tc, test_merge_fma );
+    tcase_add_test( tc, test_pairs );
 #endif
 
     tc = add_tcase( s, "cref", 600 );
