@@ -46,13 +46,14 @@ const char *test_data_dir( void );
 void oracle_mb( const tframe_t *cur, const tframe_t *ref, int mb_x, int mb_y, int range, int mv_range,
                 const uint16_t *mv_cost, const int16_t *centre, int parts, cuda_me_result_t *out );
 
+/* Pass 2's range for pass 1's, written out: 16 from 32 on; below, half the
+ * range, but 8 where that is less than 8, and the range itself below 8. */
+int oracle_pass2_range( int range );
+
 /* The oracle's pass-2 centres (cuda_me.h, i_cands 2) from pass 1's results
  * (16x16 at pass1[mb * stride]), written with plain loops: the median of
  * left, top and top-right (top-left in the last column), else the first
  * there is, at (0,0) pass 1's centre clipped to the limits. */
-/* Pass 2's range for pass 1's, written out: 16 from 32 on; below, half the
- * range, but 8 where that is less than 8, and the range itself below 8. */
-int oracle_pass2_range( int range );
 void oracle_pass2_centres( const tframe_t *cur, const cuda_me_result_t *pass1, int stride, int mv_range,
                            const int16_t *centre, int16_t *centre2 );
 
