@@ -97,13 +97,6 @@ static __device__ __forceinline__ void upd( uint32_t &best, uint32_t x, uint32_t
     best = __viaddmin_u32( x, kk, best );
 }
 
-/* x / d for 0 <= x, 1 <= d (the kernels' run and row indices): unsigned,
- * which spares the signed division's sign fix-ups in the per-block set-up. */
-static __device__ __forceinline__ int udiv( int x, int d )
-{
-    return (int)((unsigned)x / (unsigned)d);
-}
-
 /* First window row of run group g. */
 static __host__ __device__ __forceinline__ int run_row( int g, int wy, int K )
 {
@@ -547,8 +540,8 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
         return;
     }
     const int u1 = cme_imin( u0 + nt * geo.runs_per_thread, runs );
-    const int row_lo = run_row( udiv( u0, per ), wy, K );
-    const int nrows = run_row( udiv( u1 - 1, per ), wy, K ) - row_lo + K + 15;
+    const int row_lo = run_row( u0 / per, wy, K );
+    const int nrows = run_row( (u1 - 1) / per, wy, K ) - row_lo + K + 15;
     const int x0 = 16*mb_x + w.x_min, off = x0 & 3;
     const int rowlen = row_words( wx ), nq = rowlen / 4;
 
@@ -571,8 +564,8 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
         const uint32_t *wbase = (const uint32_t*)(a.ref + (16*mb_y + w.y_min + row_lo) * a.i_pitch + (x0 - off));
         const uint32_t one = geo.one, pw = a.i_pitch >> 2;
         const uint32_t s0 = (uint32_t)__cvta_generic_to_shared( s_win );
-        const int G = nq >> 2, n = nrows * G, dr = udiv( nt, G ), dq = nt - dr * G;
-        int r = udiv( t, G ), q = t - r * G;
+        const int G = nq >> 2, n = nrows * G, dr = nt / G, dq = nt - dr * G;
+        int r = t / G, q = t - r * G;
         for( int i = t; i < n; i += nt )
         {
             /* groups q + m*G: frame words q + m*G and the next */
@@ -612,8 +605,8 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
         best[p] = ~0u;
     /* run u = g * per + c: (g, c) advance by nt without a division; the
      * run's (first) window column is c, or pair_col( c ) with KEYS_PAIR */
-    const int dg = udiv( nt, per ), dc = nt - dg * per;
-    int g = udiv( u0 + t, per ), c = u0 + t - g * per;
+    const int dg = nt / per, dc = nt - dg * per;
+    int g = (u0 + t) / per, c = u0 + t - g * per;
     for( int u = u0 + t; u < u1; u += nt )
     {
         const int r0 = run_row( g, wy, K );
