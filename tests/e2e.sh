@@ -295,7 +295,7 @@ EOF
     # --gpu-me-subpel N (patches/0020): the GPU's quarter-pel costs skip
     # x264's search of references in the 8x8 loops (P and B, with mixed
     # references); 0 and bad values leave the encode as it was.  auto, the
-    # default (0021): 20 at --ref 5..8, else 0
+    # default (0021, 0027): 20 at --ref 5 or more, else 0
     SP="foreman_cif.y4m $C --threads 2 --merange 28 --ref 4 --bframes 3"
     SP5="foreman_cif.y4m $C --threads 2 --merange 28 --ref 5 --bframes 3 --frames 12"
     # shellcheck disable=SC2086
@@ -307,16 +307,17 @@ EOF
     check subpelauto5 $SP5
     check subpel20r5 $SP5 --gpu-me-subpel 20
     check subpelauto9 $SP5 --ref 9 --gpu-me-subpel auto
-    check subpel0r9 $SP5 --ref 9 --gpu-me-subpel 0
+    check subpel20r9 $SP5 --ref 9 --gpu-me-subpel 20
     }
     same subpel0 subpelnone "--gpu-me-subpel auto, the default, is 0 at --ref 4"
     same subpelauto5 subpel20r5 "--gpu-me-subpel auto, the default, is 20 at --ref 5"
-    same subpelauto9 subpel0r9 "--gpu-me-subpel auto is 0 at --ref 9"
+    same subpelauto9 subpel20r9 "--gpu-me-subpel auto is 20 at --ref 9 (0027)"
     if grep -q "C reference; .*, sub-pel (subme 7) skipping 8x8 references 20% above the best (auto)" "$W/subpelauto5.log" &&
-       ! grep -q "above the best (auto)" "$W/subpel20r5.log" && ! grep -q "sub-pel (subme" "$W/subpelauto9.log"; then
+       grep -q "C reference; .*, sub-pel (subme 7) skipping 8x8 references 20% above the best (auto)" "$W/subpelauto9.log" &&
+       ! grep -q "above the best (auto)" "$W/subpel20r5.log" "$W/subpel20r9.log" && ! grep -q "sub-pel (subme" "$W/subpelnone.log"; then
         pass "--gpu-me-subpel auto: the info line says when it chose"
     else
-        fail "--gpu-me-subpel auto: expected (auto) in the info line at --ref 5 only"
+        fail "--gpu-me-subpel auto: expected (auto) in the info line at --ref 5 and 9, not where asked, no sub-pel at --ref 4"
         grep -h "gpu-me: C" "$W"/subpel20r5.log "$W"/subpelauto*.log
     fi
     # shellcheck disable=SC2086
@@ -382,7 +383,8 @@ EOF
     fi
     # --gpu-me-fallback (patches/0026): adaptive mode's own search, where a
     # predictor beat the GPU's vectors, with x264's --me (the default) or a
-    # hexagon; it changes the encode only with --me umh/esa/tesa in adaptive mode
+    # hexagon; it changes the encode only with --me umh/esa/tesa in adaptive mode.
+    # auto, the default (0027): hex at --ref 9 or more, else me
     FB="bus_qcif.y4m $C --threads 2 --gpu-me-range 16 --frames 16"
     # shellcheck disable=SC2086
     {
@@ -393,15 +395,20 @@ EOF
     check fbmehexme $FB --preset veryslow --me hex --gpu-me-fallback me
     check fbrepl $FB --preset veryslow --gpu-me-mode replace --gpu-me-fallback hex
     check fbreplme $FB --preset veryslow --gpu-me-mode replace --gpu-me-fallback me
+    check fbdef8 $FB --preset veryslow --ref 8
+    check fbme8 $FB --preset veryslow --ref 8 --gpu-me-fallback me
     }
-    same fbdef fbme "--gpu-me-fallback me is the default"
+    same fbdef fbhex "--gpu-me-fallback auto, the default, is hex at veryslow (--ref 16)"
+    same fbdef8 fbme8 "--gpu-me-fallback auto, the default, is me at --ref 8"
     same fbmehex fbmehexme "--gpu-me-fallback hex with --me hex: nothing to change"
     same fbrepl fbreplme "--gpu-me-fallback hex in replace mode (no fallback search): nothing to change"
     if ! cmp -s "$W/fbhex.264" "$W/fbme.264" &&
        grep -q "C reference; .*, adaptive mode (auto), hexagon fallback, " "$W/fbhex.log" &&
        ! grep -q "hexagon fallback" "$W/fbme.log" "$W/fbmehex.log" "$W/fbrepl.log" &&
-       grep -q "gpu_me_fallback=hex" "$W/fbhex.264" && ! grep -q "gpu_me_fallback" "$W/fbme.264" "$W/fbmehex.264" "$W/fbrepl.264"; then
-        pass "--gpu-me-fallback hex changes the veryslow (umh) encode; the info line and the option SEI say so, only where it applies"
+       grep -q "gpu_me_fallback=hex" "$W/fbhex.264" && ! grep -q "gpu_me_fallback" "$W/fbme.264" "$W/fbmehex.264" "$W/fbrepl.264" &&
+       grep -q "C reference; .*, adaptive mode (auto), hexagon fallback (auto), " "$W/fbdef.log" &&
+       ! grep -q "hexagon fallback (auto)" "$W/fbhex.log" && ! grep -q "hexagon fallback" "$W/fbdef8.log"; then
+        pass "--gpu-me-fallback hex changes the veryslow (umh) encode; the info line and the option SEI say so, only where it applies, and (auto) where auto chose it"
     else
         fail "--gpu-me-fallback: expected hex to change the veryslow encode, with the info line and the option SEI"
         grep -h "gpu-me: C" "$W"/fb*.log

@@ -16,8 +16,8 @@
 #              range 24, device 0, stats 0, subpel 20): no parse error, x264
 #              reports them and writes gpu_me=cand:24 gpu_me_subpel=20 into
 #              the stream's option SEI; and at veryslow split 20,
-#              lookahead 0, fallback hex (gpu_me_split=20
-#              gpu_me_fallback=hex in the SEI)
+#              lookahead 0, fallback hex (gpu_me_subpel=20, auto there,
+#              gpu_me_split=20 gpu_me_fallback=hex in the SEI)
 #   bad value  gpu-me-mode=bogus: -x264opts fails (exit != 0, "bad value for
 #              'gpu-me-mode'"); -x264-params, where FFmpeg only warns about
 #              x264 options, names it ("Error parsing option 'gpu-me-mode =
@@ -148,7 +148,7 @@ options opts 'range 24 as asked, .* cand mode, .*skipping 8x8 references 20% abo
     -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-mode=cand:gpu-me-range=24:gpu-me-device=0:gpu-me-stats=0:gpu-me-subpel=20
 # the later ones at veryslow, where --gpu-me-fallback hex applies (--me umh)
 options opts2 'range 16 as asked, .* adaptive mode (auto), hexagon fallback, .*skipped where the GPU puts them 20% above 16x16' \
-    'gpu_me=adaptive:16 gpu_me_split=20 gpu_me_fallback=hex' "gpu-me-split, -lookahead, -fallback" \
+    'gpu_me=adaptive:16 gpu_me_subpel=20 gpu_me_split=20 gpu_me_fallback=hex' "gpu-me-split, -lookahead, -fallback" \
     -preset veryslow -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-range=16:gpu-me-split=20:gpu-me-lookahead=0:gpu-me-fallback=hex
 
 # 7. a bad value
