@@ -295,7 +295,7 @@ EOF
     # --gpu-me-subpel N (patches/0020): the GPU's quarter-pel costs skip
     # x264's search of references in the 8x8 loops (P and B, with mixed
     # references); 0 and bad values leave the encode as it was.  auto, the
-    # default (0021, 0027): 20 at --ref 5 or more, else 0
+    # default (0021, 0027): 20 at --ref 5 or more with --me dia/hex/umh, else 0
     SP="foreman_cif.y4m $C --threads 2 --merange 28 --ref 4 --bframes 3"
     SP5="foreman_cif.y4m $C --threads 2 --merange 28 --ref 5 --bframes 3 --frames 12"
     # shellcheck disable=SC2086
@@ -308,10 +308,13 @@ EOF
     check subpel20r5 $SP5 --gpu-me-subpel 20
     check subpelauto9 $SP5 --ref 9 --gpu-me-subpel auto
     check subpel20r9 $SP5 --ref 9 --gpu-me-subpel 20
+    check subpelesa $SP5 --me esa --frames 6
+    check subpelesa0 $SP5 --me esa --frames 6 --gpu-me-subpel 0
     }
     same subpel0 subpelnone "--gpu-me-subpel auto, the default, is 0 at --ref 4"
     same subpelauto5 subpel20r5 "--gpu-me-subpel auto, the default, is 20 at --ref 5"
     same subpelauto9 subpel20r9 "--gpu-me-subpel auto is 20 at --ref 9 (0027)"
+    same subpelesa subpelesa0 "--gpu-me-subpel auto is 0 with --me esa (an exhaustive search asked for)"
     if grep -q "C reference; .*, sub-pel (subme 7) skipping 8x8 references 20% above the best (auto)" "$W/subpelauto5.log" &&
        grep -q "C reference; .*, sub-pel (subme 7) skipping 8x8 references 20% above the best (auto)" "$W/subpelauto9.log" &&
        ! grep -q "above the best (auto)" "$W/subpel20r5.log" "$W/subpel20r9.log" && ! grep -q "sub-pel (subme" "$W/subpelnone.log"; then
@@ -384,7 +387,7 @@ EOF
     # --gpu-me-fallback (patches/0026): adaptive mode's own search, where a
     # predictor beat the GPU's vectors, with x264's --me (the default) or a
     # hexagon; it changes the encode only with --me umh/esa/tesa in adaptive mode.
-    # auto, the default (0027): hex at --ref 9 or more, else me
+    # auto, the default (0027): hex at --ref 9 or more with --me umh, else me
     FB="bus_qcif.y4m $C --threads 2 --gpu-me-range 16 --frames 16"
     # shellcheck disable=SC2086
     {
@@ -397,9 +400,12 @@ EOF
     check fbreplme $FB --preset veryslow --gpu-me-mode replace --gpu-me-fallback me
     check fbdef8 $FB --preset veryslow --ref 8
     check fbme8 $FB --preset veryslow --ref 8 --gpu-me-fallback me
+    check fbdeftesa $FB --preset veryslow --me tesa --frames 6
+    check fbmetesa $FB --preset veryslow --me tesa --frames 6 --gpu-me-fallback me
     }
     same fbdef fbhex "--gpu-me-fallback auto, the default, is hex at veryslow (--ref 16)"
     same fbdef8 fbme8 "--gpu-me-fallback auto, the default, is me at --ref 8"
+    same fbdeftesa fbmetesa "--gpu-me-fallback auto, the default, is me with --me tesa (placebo's)"
     same fbmehex fbmehexme "--gpu-me-fallback hex with --me hex: nothing to change"
     same fbrepl fbreplme "--gpu-me-fallback hex in replace mode (no fallback search): nothing to change"
     if ! cmp -s "$W/fbhex.264" "$W/fbme.264" &&
