@@ -154,7 +154,8 @@ cfg_args() {
         gpu_adapt64) echo "--gpu-me $BE_ARG --gpu-me-range 64 --gpu-me-mode adaptive" ;;
         # gpu_spN: plain --gpu-me with GPU sub-pel pruning at N per cent
         # (gpu_sp0: without; plain gpu has --gpu-me-subpel auto since 4408a99:
-        # 20 at --ref 5..8, i.e. slow and slower)
+        # 20 at --ref 5..8, i.e. slow and slower; since patches/0027 at --ref
+        # 5 or more with --me dia/hex/umh, veryslow too)
         gpu_sp[0-9]*) echo "--gpu-me $BE_ARG --gpu-me-subpel ${1#gpu_sp}" ;;
         # gpu_splitN: plain --gpu-me with --gpu-me-split N (gpu_split0:
         # without; plain gpu has --gpu-me-split auto since patches/0024: 10
@@ -425,7 +426,33 @@ t2_configs() {   # PRESET THREADS: the configurations run (ESA: medium only;
     done
 }
 
+# A configuration's parts (see t2_one) checked before anything runs: a
+# known name, VAR=VALUE words after each +, --options after each %.  (An
+# x264 option after a + is run as a command by env and every encode of the
+# configuration fails: session 21, validation21/c02.sh.)
+t2_check_configs() {
+    local c cfg w
+    for c in $T2_CONFIGS; do
+        cfg="${c%%@*}"
+        if [ "${cfg#*+}" != "$cfg" ]; then
+            for w in $(echo "${cfg#*+}" | tr '+' ' '); do
+                echo "$w" | grep -q '^[A-Za-z_][A-Za-z0-9_]*=' ||
+                    { echo "results/run.sh: T2_CONFIGS: '$c': '$w' after + is not VAR=VALUE (x264 options go after %)" >&2; exit 2; }
+            done
+        fi
+        cfg="${cfg%%+*}"
+        if [ "${cfg#*%}" != "$cfg" ]; then
+            for w in $(echo "${cfg#*%}" | tr '%' ' '); do
+                [ "${w#--}" != "$w" ] ||
+                    { echo "results/run.sh: T2_CONFIGS: '$c': '$w' after % is not an x264 --option" >&2; exit 2; }
+            done
+        fi
+        ( cfg_args "${cfg%%\%*}" > /dev/null ) || exit 2
+    done
+}
+
 table2() {
+    t2_check_configs
     sec_begin table2 "${T2_BUDGET:-540}"
     local csv="$OUT/table2_runs.csv" res p t c q rep jobs pj
     T2_ROWS="$W/t2rows"; rm -rf "$T2_ROWS"; mkdir -p "$T2_ROWS"
