@@ -79,10 +79,10 @@
  *   checks that this stays below 2^14. */
 #define KEY_SHIFT 14
 
-/* How a variant forms keys and keeps minima (search_run()). */
+/* How a variant forms keys and keeps minima (search_run(), search_run_fma()). */
 #define KEYS_CLASSIC 0   /* shifts and adds, one VIADDMNMX per partition and position */
 #define KEYS_FMA     1   /* IMAD keys and merges, one VIMNMX3 per partition and 2 positions */
-#define KEYS_PAIR    2   /* KEYS_FMA over runs of two columns 4 apart (search_run_pair()) */
+#define KEYS_PAIR    2   /* KEYS_FMA over runs of two columns 4 apart (search_run_fma(), C = 2) */
 
 static __device__ __forceinline__ uint32_t vabsdiff4_add( uint32_t a, uint32_t b, uint32_t c )
 {
@@ -108,7 +108,7 @@ static __host__ __device__ __forceinline__ int run_count( int wx, int wy, int K 
     return wx * ((wy + K - 1) / K);
 }
 
-/* KEYS_PAIR: a run is two window columns a and a + 4 (search_run_pair()).
+/* KEYS_PAIR: a run is two window columns a and a + 4 (search_run_fma()).
  * Column pairs of a window wx >= 8 wide: 4 per 8 columns (a = 8q + i,
  * i < 4), then E = min(wx % 8, 4) pairs for the last wx % 8 columns, moved
  * left to end on the window's last column (positions searched twice give
@@ -352,40 +352,20 @@ static __device__ __forceinline__ void load_row_s( uint32_t r[4], const uint32_t
                   : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a) );
 }
 
-/* Steps 1 and 2 for the K positions of one run.  rw: the run's first
- * reference row in s_win, at the run's column.  KEYS: how the 4x4 SADs
- * become keys and mins (KEYS_CLASSIC: block_row(), KEYS_FMA: row_keys()
- * and a 3-input min per pair of positions). */
-template<int NP, int K, int KEYS>
+/* Steps 1 and 2 for the K positions of one run, KEYS_CLASSIC (block_row()).
+ * rw: the run's first reference row in s_win, at the run's column. */
+template<int NP, int K>
 static __device__ __forceinline__ void search_run( const uint4 *s_cur, const uint32_t *rw, const int rowlen,
-                                                   const uint32_t kk[K], const uint32_t sc, const uint32_t one,
-                                                   uint32_t best[NP] )
+                                                   const uint32_t kk[K], uint32_t best[NP] )
 {
     uint32_t ref[K][4], acc[K][4], up[K][4], col[K][2];
-    fma_state_t st[K];
-    uint32_t ra = (uint32_t)__cvta_generic_to_shared( rw );   /* KEYS_FMA: address of the next row */
-    const uint32_t rowbytes = 4 * rowlen;
 #pragma unroll
     for( int i = 0; i < K - 1; i++ )
-    {
-        if( KEYS == KEYS_CLASSIC )
-            load_row( ref[i], rw + i * rowlen );
-        else
-        {
-            load_row_s( ref[i], ra );
-            ra = mad( rowbytes, one, ra );
-        }
-    }
+        load_row( ref[i], rw + i * rowlen );
 #pragma unroll
     for( int m = 0; m < 16; m++ )
     {
-        if( KEYS == KEYS_CLASSIC )
-            load_row( ref[(m + K - 1) % K], rw + (m + K - 1) * rowlen );
-        else
-        {
-            load_row_s( ref[(m + K - 1) % K], ra );
-            ra = mad( rowbytes, one, ra );
-        }
+        load_row( ref[(m + K - 1) % K], rw + (m + K - 1) * rowlen );
         const uint4 c = s_cur[m];
 #pragma unroll
         for( int k = 0; k < K; k++ )
@@ -397,30 +377,11 @@ static __device__ __forceinline__ void search_run( const uint4 *s_cur, const uin
             acc[k][2] = vabsdiff4_add( c.z, r[2], first ? 0u : acc[k][2] );
             acc[k][3] = vabsdiff4_add( c.w, r[3], first ? 0u : acc[k][3] );
         }
-        if( (m & 3) == 3 && KEYS == KEYS_CLASSIC )
+        if( (m & 3) == 3 )
         {
 #pragma unroll
             for( int k = 0; k < K; k++ )
                 block_row<NP>( m >> 2, acc[k], up[k], col[k], kk[k], best );
-        }
-        else if( (m & 3) == 3 )
-        {
-            const int b = m >> 2, n = row_nkeys( NP, b );
-#pragma unroll
-            for( int k = 0; k < K; k += 2 )
-            {
-                uint32_t ka[16], kb[16];
-                row_keys<NP>( b, acc[k], st[k], kk[k], sc, one, ka );
-                if( k + 1 < K )
-                    row_keys<NP>( b, acc[k+1], st[k+1], kk[k+1], sc, one, kb );
-#pragma unroll
-                for( int i = 0; i < 16; i++ )
-                    if( i < n )
-                    {
-                        uint32_t &bp = best[row_part( NP, b, i )];
-                        bp = k + 1 < K ? __vimin3_u32( bp, ka[i], kb[i] ) : min( bp, ka[i] );
-                    }
-            }
         }
     }
 }
@@ -437,34 +398,46 @@ static __device__ __forceinline__ void load_row5_s( uint32_t r[5], const uint32_
                   : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]) : "r"(a) );
 }
 
-/* KEYS_PAIR: search_run() (KEYS_FMA) for the 2K positions of K rows in two
- * columns 4 apart.  The second column's 4x4 blocks read 3 of the first's 4
- * words per row (s_win[row][j] holds the 4 pixels from column j), so a row
- * costs 5 shared loads for 2 positions instead of 8, and the window's rows
- * are cut into runs of K as for one column: more positions per row loaded
- * without the taller runs' rows searched twice at the window's bottom (+-16:
- * 33 rows, 36 searched in runs of 4, 40 in runs of 8).  kka, kkb: the keys'
- * MV cost and raster parts of the two columns.  The two positions of a row
- * enter each partition's best with one 3-input min. */
-template<int NP, int K>
-static __device__ __forceinline__ void search_run_pair( const uint4 *s_cur, const uint32_t *rw, const int rowlen,
-                                                        const uint32_t kka[K], const uint32_t kkb[K], const uint32_t sc,
-                                                        const uint32_t one, uint32_t best[NP] )
+/* Steps 1 and 2 for the C*K positions of a run of K rows in C columns 4
+ * apart (KEYS_FMA: C = 1; KEYS_PAIR: C = 2), keys by row_keys() and a
+ * 3-input min per pair of positions.  Position p = C*k + h is row k of
+ * column h; kka, kkb: the keys' MV cost and raster parts of row k in the
+ * first and the second column (kkb: C = 2 only).  With C = 2 the second
+ * column's 4x4 blocks read 3 of the first's 4 words per row (s_win[row][j]
+ * holds the 4 pixels from column j), so a row costs 5 shared loads for 2
+ * positions instead of 8, and the window's rows are cut into runs of K as
+ * for one column: more positions per row loaded without the taller runs'
+ * rows searched twice at the window's bottom (+-16: 33 rows, 36 searched
+ * in runs of 4, 40 in runs of 8); the two positions of a row share a min.
+ * With C = 1 the pairs are rows k, k+1.  (One function for both since the
+ * twenty-first session: the same SASS, instruction for instruction, as the
+ * two it replaced, on every architecture built.) */
+template<int NP, int K, int C>
+static __device__ __forceinline__ void search_run_fma( const uint4 *s_cur, const uint32_t *rw, const int rowlen,
+                                                       const uint32_t kka[K], const uint32_t kkb[K], const uint32_t sc,
+                                                       const uint32_t one, uint32_t best[NP] )
 {
-    uint32_t ref[K][5], acc[2*K][4];
-    fma_state_t st[2*K];
-    uint32_t ra = (uint32_t)__cvta_generic_to_shared( rw );
+    const int P = C * K;
+    uint32_t ref[K][3 + C], acc[P][4];
+    fma_state_t st[P];
+    uint32_t ra = (uint32_t)__cvta_generic_to_shared( rw );   /* address of the next row */
     const uint32_t rowbytes = 4 * rowlen;
 #pragma unroll
     for( int i = 0; i < K - 1; i++ )
     {
-        load_row5_s( ref[i], ra );
+        if( C == 1 )
+            load_row_s( ref[i], ra );
+        else
+            load_row5_s( ref[i], ra );
         ra = mad( rowbytes, one, ra );
     }
 #pragma unroll
     for( int m = 0; m < 16; m++ )
     {
-        load_row5_s( ref[(m + K - 1) % K], ra );
+        if( C == 1 )
+            load_row_s( ref[(m + K - 1) % K], ra );
+        else
+            load_row5_s( ref[(m + K - 1) % K], ra );
         ra = mad( rowbytes, one, ra );
         const uint4 c = s_cur[m];
         const bool first = !(m & 3);
@@ -473,9 +446,9 @@ static __device__ __forceinline__ void search_run_pair( const uint4 *s_cur, cons
         {
             const uint32_t *r = ref[(m + k) % K];
 #pragma unroll
-            for( int h = 0; h < 2; h++ )
+            for( int h = 0; h < C; h++ )
             {
-                uint32_t *ac = acc[2*k + h];
+                uint32_t *ac = acc[C*k + h];
                 ac[0] = vabsdiff4_add( c.x, r[h    ], first ? 0u : ac[0] );
                 ac[1] = vabsdiff4_add( c.y, r[h + 1], first ? 0u : ac[1] );
                 ac[2] = vabsdiff4_add( c.z, r[h + 2], first ? 0u : ac[2] );
@@ -486,17 +459,18 @@ static __device__ __forceinline__ void search_run_pair( const uint4 *s_cur, cons
         {
             const int b = m >> 2, n = row_nkeys( NP, b );
 #pragma unroll
-            for( int k = 0; k < K; k++ )
+            for( int p = 0; p < P; p += 2 )
             {
                 uint32_t ka[16], kb[16];
-                row_keys<NP>( b, acc[2*k], st[2*k], kka[k], sc, one, ka );
-                row_keys<NP>( b, acc[2*k + 1], st[2*k + 1], kkb[k], sc, one, kb );
+                row_keys<NP>( b, acc[p], st[p], C == 1 ? kka[p] : kka[p/2], sc, one, ka );
+                if( p + 1 < P )
+                    row_keys<NP>( b, acc[p+1], st[p+1], C == 1 ? kka[p+1] : kkb[p/2], sc, one, kb );
 #pragma unroll
                 for( int i = 0; i < 16; i++ )
                     if( i < n )
                     {
                         uint32_t &bp = best[row_part( NP, b, i )];
-                        bp = __vimin3_u32( bp, ka[i], kb[i] );
+                        bp = p + 1 < P ? __vimin3_u32( bp, ka[i], kb[i] ) : min( bp, ka[i] );
                     }
             }
         }
@@ -631,12 +605,14 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
 #pragma unroll
             for( int k = 0; k < K; k++ )
                 kkb[k] = mad( d, geo.one, kk[k] );
-            search_run_pair<NP, K>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, kkb,
-                                    geo.key_scale, geo.one, best );
+            search_run_fma<NP, K, 2>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, kkb,
+                                      geo.key_scale, geo.one, best );
         }
+        else if( KEYS == KEYS_FMA )
+            search_run_fma<NP, K, 1>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, kk,
+                                      geo.key_scale, geo.one, best );
         else
-            search_run<NP, K, KEYS>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, geo.key_scale,
-                                     geo.one, best );
+            search_run<NP, K>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, best );
         g += dg;
         c += dc;
         if( c >= per )
