@@ -375,16 +375,24 @@ t2_frames() {   # KIND THREADS RES PRESET: frames of a quality or speed run
 # (before any +; several %s allowed) adds ARG to x264's command line, in
 # the --name=value form (gpu%--lookahead-threads=4: an x264 option a
 # configuration does not set, A/B against the same configuration without).
+# CONFIG[%ARG...][+VAR=VALUE...][@FILE] into its parts: T2P_CFG (the name),
+# T2P_EXTRA (x264 arguments), T2P_ENVS (environment words), T2P_BIN.
+t2_parse() {
+    local c="$1" cfg
+    T2P_BIN="$X264"; [ "${c#*@}" != "$c" ] && T2P_BIN="${c#*@}"
+    cfg="${c%%@*}"
+    T2P_ENVS=""; [ "${cfg#*+}" != "$cfg" ] && T2P_ENVS="$(echo "${cfg#*+}" | tr '+' ' ')"
+    cfg="${cfg%%+*}"
+    T2P_EXTRA=""; [ "${cfg#*%}" != "$cfg" ] && T2P_EXTRA="$(echo "${cfg#*%}" | tr '%' ' ')"
+    T2P_CFG="${cfg%%\%*}"
+}
+
 t2_one() {   # KIND REPEAT RES PRESET THREADS CONFIG QP: one encode, one row in $T2_ROWS/
-    local kind="$1" rep="$2" res="$3" p="$4" t="$5" c="$6" q="$7" f in name bin cfg envs="" extra=""
+    local kind="$1" rep="$2" res="$3" p="$4" t="$5" c="$6" q="$7" f in name bin cfg envs extra
     f=$(t2_frames "$kind" "$t" "$res" "$p")
     in="$DC/$(clip_name "$res").y4m"
-    bin="$X264"; [ "${c#*@}" != "$c" ] && bin="${c#*@}"
-    cfg="${c%%@*}"
-    [ "${cfg#*+}" != "$cfg" ] && envs="$(echo "${cfg#*+}" | tr '+' ' ')"
-    cfg="${cfg%%+*}"
-    [ "${cfg#*%}" != "$cfg" ] && extra="$(echo "${cfg#*%}" | tr '%' ' ')"
-    cfg="${cfg%%\%*}"
+    t2_parse "$c"
+    bin="$T2P_BIN"; cfg="$T2P_CFG"; envs="$T2P_ENVS"; extra="$T2P_EXTRA"
     name="t2_${res}_${p}_${t}t_$(echo "$c" | tr '@/.+=%' '______')_q${q}_${kind}${rep}"
     # shellcheck disable=SC2046,SC2086  # the configuration's words
     # THREAD_LOAD: the speed runs only (the quality runs share the machine)
@@ -426,28 +434,23 @@ t2_configs() {   # PRESET THREADS: the configurations run (ESA: medium only;
     done
 }
 
-# A configuration's parts (see t2_one) checked before anything runs: a
+# A configuration's parts (t2_parse) checked before anything runs: a
 # known name, VAR=VALUE words after each +, --options after each %.  (An
 # x264 option after a + is run as a command by env and every encode of the
 # configuration fails: session 21, validation21/c02.sh.)
 t2_check_configs() {
-    local c cfg w
+    local c w
     for c in $T2_CONFIGS; do
-        cfg="${c%%@*}"
-        if [ "${cfg#*+}" != "$cfg" ]; then
-            for w in $(echo "${cfg#*+}" | tr '+' ' '); do
-                echo "$w" | grep -q '^[A-Za-z_][A-Za-z0-9_]*=' ||
-                    { echo "results/run.sh: T2_CONFIGS: '$c': '$w' after + is not VAR=VALUE (x264 options go after %)" >&2; exit 2; }
-            done
-        fi
-        cfg="${cfg%%+*}"
-        if [ "${cfg#*%}" != "$cfg" ]; then
-            for w in $(echo "${cfg#*%}" | tr '%' ' '); do
-                [ "${w#--}" != "$w" ] ||
-                    { echo "results/run.sh: T2_CONFIGS: '$c': '$w' after % is not an x264 --option" >&2; exit 2; }
-            done
-        fi
-        ( cfg_args "${cfg%%\%*}" > /dev/null ) || exit 2
+        t2_parse "$c"
+        for w in $T2P_ENVS; do
+            echo "$w" | grep -q '^[A-Za-z_][A-Za-z0-9_]*=' ||
+                { echo "results/run.sh: T2_CONFIGS: '$c': '$w' after + is not VAR=VALUE (x264 options go after %)" >&2; exit 2; }
+        done
+        for w in $T2P_EXTRA; do
+            [ "${w#--}" != "$w" ] ||
+                { echo "results/run.sh: T2_CONFIGS: '$c': '$w' after % is not an x264 --option" >&2; exit 2; }
+        done
+        ( cfg_args "$T2P_CFG" > /dev/null ) || exit 2
     done
 }
 
