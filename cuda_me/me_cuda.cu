@@ -398,6 +398,16 @@ static __device__ __forceinline__ void load_row5_s( uint32_t r[5], const uint32_
                   : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]) : "r"(a) );
 }
 
+/* A window row's 3 + C words for C columns 4 apart (1 or 2). */
+template<int C>
+static __device__ __forceinline__ void load_row_c( uint32_t r[3 + C], const uint32_t a )
+{
+    if( C == 1 )
+        load_row_s( r, a );
+    else
+        load_row5_s( r, a );
+}
+
 /* Steps 1 and 2 for the C*K positions of a run of K rows in C columns 4
  * apart (KEYS_FMA: C = 1; KEYS_PAIR: C = 2), keys by row_keys() and a
  * 3-input min per pair of positions.  Position p = C*k + h is row k of
@@ -425,19 +435,13 @@ static __device__ __forceinline__ void search_run_fma( const uint4 *s_cur, const
 #pragma unroll
     for( int i = 0; i < K - 1; i++ )
     {
-        if( C == 1 )
-            load_row_s( ref[i], ra );
-        else
-            load_row5_s( ref[i], ra );
+        load_row_c<C>( ref[i], ra );
         ra = mad( rowbytes, one, ra );
     }
 #pragma unroll
     for( int m = 0; m < 16; m++ )
     {
-        if( C == 1 )
-            load_row_s( ref[(m + K - 1) % K], ra );
-        else
-            load_row5_s( ref[(m + K - 1) % K], ra );
+        load_row_c<C>( ref[(m + K - 1) % K], ra );
         ra = mad( rowbytes, one, ra );
         const uint4 c = s_cur[m];
         const bool first = !(m & 3);
@@ -781,6 +785,15 @@ extern "C" int cme_cuda_selftest_keys( uint32_t seed )
     return selftest_keys<CUDA_ME_NPART>( &rng, 2000 ) + selftest_keys<CUDA_ME_NPART_8x8>( &rng, 2000 );
 }
 
+/* The bound on the raster indices of a block of pb runs, window width wx:
+ * it spans at most (pb - 2) / per + 2 run groups of K rows (per: runs per
+ * group, pair_count( wx ) with column pairs), raster < rows * wx.  One
+ * column per run: the bound (pb + 2 wx) K, as before KEYS_PAIR. */
+static long raster_most( int wx, int pb, int K, int pair )
+{
+    return pair ? (long)((pb + pair_count( wx ) - 2) / pair_count( wx ) + 1) * K * wx : (long)(pb + 2*wx) * K;
+}
+
 extern "C" int cme_cuda_selftest_pairs( void )
 {
     int bad = 0;
@@ -800,12 +813,12 @@ extern "C" int cme_cuda_selftest_pairs( void )
         for( int x = 0; x < wx; x++ )
             bad += !seen[x];
         /* the rows a block of pb runs spans, against raster_fits()'s bound
-         * (a square window: wy = wx) */
+         * (raster_most(); a square window: wy = wx) */
         for( int ki = 0; ki < 2; ki++ )
             for( int pb = 1; pb <= 1536; pb += pb < 64 ? 1 : 37 )
             {
                 const int K = Ks[ki], runs = run_count( np, wx, K );
-                const long bound = (long)((pb + np - 2) / np + 1) * K * wx;
+                const long bound = raster_most( wx, pb, K, 1 );
                 for( int u0 = 0; u0 < runs; u0 += pb )
                 {
                     const int u1 = cme_imin( u0 + pb, runs );
@@ -872,19 +885,13 @@ static int block_words( const int *wxs, int nwx, int mwy, int pb, int K, int pai
     return words;
 }
 
-/* Whether the raster indices of a block of pb runs fit the key's field:
- * it spans at most (pb - 2) / per + 2 run groups of K rows (per: runs per
- * group), raster < rows * wx.  One column per run: the bound
- * (pb + 2 wx) K, as before KEYS_PAIR. */
+/* Whether the raster indices of a block of pb runs fit the key's field
+ * (raster_most()) for every window width. */
 static int raster_fits( const int *wxs, int nwx, int pb, int K, int pair )
 {
     for( int i = 0; i < nwx; i++ )
-    {
-        const long most = pair ? (long)((pb + pair_count( wxs[i] ) - 2) / pair_count( wxs[i] ) + 1) * K * wxs[i]
-                               : (long)(pb + 2*wxs[i]) * K;
-        if( most > (1 << KEY_SHIFT) )
+        if( raster_most( wxs[i], pb, K, pair ) > (1 << KEY_SHIFT) )
             return 0;
-    }
     return 1;
 }
 
