@@ -489,8 +489,10 @@ static int cu_init( cuda_me_t *h )
                  h->param.i_device );
         return CUDA_ME_EINVAL;
     }
+    const double t_start = cme_time_ms();
     if( (ret = cu_probe( h, &n )) < 0 )
         return ret;
+    const double t_probe = cme_time_ms();
     char why[72] = "";
     const int device = h->param.i_device == CUDA_ME_DEVICE_AUTO ? cu_pick( h, n, why, sizeof(why) ) : h->param.i_device;
     cme_cuda_t *g = calloc( 1, sizeof(*g) );
@@ -506,6 +508,7 @@ static int cu_init( cuda_me_t *h )
     if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaGetDeviceProperties( &prop, g->i_device ) )) < 0 )
         goto fail;
+    const double t_context = cme_time_ms();
     int driver = 0, runtime = 0;
     cudaDriverGetVersion( &driver );
     cudaRuntimeGetVersion( &runtime );
@@ -540,6 +543,7 @@ static int cu_init( cuda_me_t *h )
         goto fail;
     }
 
+    const double t_kernels = cme_time_ms();
     const int w = h->param.i_width, hgt = h->param.i_height;
     g->i_pitch = (w + 2*CME_PAD + 127) & ~127;
     g->frame_bytes = (size_t)g->i_pitch * (hgt + 2*CME_PAD);
@@ -617,6 +621,10 @@ static int cu_init( cuda_me_t *h )
     }
     g->b_worker = 1;
     cme_log( h, CUDA_ME_LOG_DEBUG, "using %s\n", h->stats.device );
+    /* where a slow start goes (the driver's start-up is most of it) */
+    cme_log( h, CUDA_ME_LOG_DEBUG, "open %.1f ms: driver %.1f (cuInit), context %.1f, kernels %.1f, memory %.1f\n",
+             cme_time_ms() - t_start, t_probe - t_start, t_context - t_probe, t_kernels - t_context,
+             cme_time_ms() - t_kernels );
     return 0;
 
 fail:
