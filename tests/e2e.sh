@@ -387,7 +387,7 @@ EOF
     # --gpu-me-fallback (patches/0026): adaptive mode's own search, where a
     # predictor beat the GPU's vectors, with x264's --me (the default) or a
     # hexagon; it changes the encode only with --me umh/esa/tesa in adaptive mode.
-    # auto, the default (0027): hex at --ref 9 or more with --me umh, else me
+    # auto, the default (0027): hex with --me umh (slower, veryslow), else me
     FB="bus_qcif.y4m $C --threads 2 --gpu-me-range 16 --frames 16"
     # shellcheck disable=SC2086
     {
@@ -398,23 +398,25 @@ EOF
     check fbmehexme $FB --preset veryslow --me hex --gpu-me-fallback me
     check fbrepl $FB --preset veryslow --gpu-me-mode replace --gpu-me-fallback hex
     check fbreplme $FB --preset veryslow --gpu-me-mode replace --gpu-me-fallback me
-    check fbdef8 $FB --preset veryslow --ref 8
-    check fbme8 $FB --preset veryslow --ref 8 --gpu-me-fallback me
+    check fbdef8 $FB --preset slower
+    check fbhex8 $FB --preset slower --gpu-me-fallback hex
+    check fbme8 $FB --preset slower --gpu-me-fallback me
     check fbdeftesa $FB --preset veryslow --me tesa --frames 6
     check fbmetesa $FB --preset veryslow --me tesa --frames 6 --gpu-me-fallback me
     }
     same fbdef fbhex "--gpu-me-fallback auto, the default, is hex at veryslow (--ref 16)"
-    same fbdef8 fbme8 "--gpu-me-fallback auto, the default, is me at --ref 8"
+    same fbdef8 fbhex8 "--gpu-me-fallback auto, the default, is hex at slower (umh, --ref 8)"
     same fbdeftesa fbmetesa "--gpu-me-fallback auto, the default, is me with --me tesa (placebo's)"
     same fbmehex fbmehexme "--gpu-me-fallback hex with --me hex: nothing to change"
     same fbrepl fbreplme "--gpu-me-fallback hex in replace mode (no fallback search): nothing to change"
-    if ! cmp -s "$W/fbhex.264" "$W/fbme.264" &&
+    if ! cmp -s "$W/fbhex.264" "$W/fbme.264" && ! cmp -s "$W/fbhex8.264" "$W/fbme8.264" &&
        grep -q "C reference; .*, adaptive mode (auto), hexagon fallback, " "$W/fbhex.log" &&
        ! grep -q "hexagon fallback" "$W/fbme.log" "$W/fbmehex.log" "$W/fbrepl.log" &&
        grep -q "gpu_me_fallback=hex" "$W/fbhex.264" && ! grep -q "gpu_me_fallback" "$W/fbme.264" "$W/fbmehex.264" "$W/fbrepl.264" &&
        grep -q "C reference; .*, adaptive mode (auto), hexagon fallback (auto), " "$W/fbdef.log" &&
-       ! grep -q "hexagon fallback (auto)" "$W/fbhex.log" && ! grep -q "hexagon fallback" "$W/fbdef8.log"; then
-        pass "--gpu-me-fallback hex changes the veryslow (umh) encode; the info line and the option SEI say so, only where it applies, and (auto) where auto chose it"
+       grep -q "hexagon fallback (auto)" "$W/fbdef8.log" && ! grep -q "hexagon fallback (auto)" "$W/fbhex.log" &&
+       ! grep -q "hexagon fallback" "$W/fbdeftesa.log"; then
+        pass "--gpu-me-fallback hex changes the slower and veryslow (umh) encodes; the info line and the option SEI say so, only where it applies, and (auto) where auto chose it"
     else
         fail "--gpu-me-fallback: expected hex to change the veryslow encode, with the info line and the option SEI"
         grep -h "gpu-me: C" "$W"/fb*.log
