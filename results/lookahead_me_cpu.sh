@@ -1,6 +1,6 @@
 #!/bin/bash
 # results/lookahead_me_cpu.sh [WORKDIR]: issue 12, the lookahead's lowres
-# search method (patches/experiments/0008, X264_LOOKAHEAD_ME=dia|hex|umh,
+# search method (patches/experiments/0007, X264_LOOKAHEAD_ME=dia|hex|umh,
 # built by ./build.sh experiment).  With --gpu-me the frame threads wait
 # for x264's lookahead at slower and veryslow (results/subpel_prune.md,
 # "Fourteenth session"); that search is 27-30% of the lookahead's time
