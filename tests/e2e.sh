@@ -540,6 +540,17 @@ LIST
     else
         fail "--gpu-me-stats printed nothing"
     fi
+    # patches/0028: the frame threads' time per frame, by slice type: as many
+    # frames as x264 encoded (its "frame I/P/B:N" lines)
+    fl="$(grep -h 'gpu-me: frame threads, per frame:' "$W/pyramid.log")"
+    nt=$(sed -n 's/.*x264 \[info\]: frame [IPB]:\([0-9]*\) .*/\1/p' "$W/pyramid.log" | awk '{n += $1} END {print n + 0}')
+    nf=$(echo "$fl" | grep -o '[IPB] [0-9]* x [0-9.]* ms (rows waited [0-9.]*)' | awk '{n += $2} END {print n + 0}')
+    if [ -n "$fl" ] && [ "$nt" -gt 0 ] && [ "$nf" = "$nt" ] && echo "$fl" | grep -q "P [1-9][0-9]* x .* B [1-9][0-9]* x " &&
+       echo "$fl" | grep -q "the main thread waited [0-9.]* ms for the oldest frame, [0-9.]* ms for the lookahead"; then
+        pass "--gpu-me-stats times the frame threads: ${fl#*per frame:} ($nt frames)"
+    else
+        fail "--gpu-me-stats: expected the frame threads' line over $nt frames (got $nf): ${fl:-none}"
+    fi
     # the warm-up: the first threads + bframes + 1 frames (here 4 + 3 + 1,
     # rounded up to a minigop) are x264's own while the device opens; the
     # references among them are searched against once it is open
