@@ -622,9 +622,9 @@ static int cu_init( cuda_me_t *h )
     g->b_worker = 1;
     cme_log( h, CUDA_ME_LOG_DEBUG, "using %s\n", h->stats.device );
     /* where a slow start goes (the driver's start-up is most of it) */
+    const double t_end = cme_time_ms();
     cme_log( h, CUDA_ME_LOG_DEBUG, "open %.1f ms: driver %.1f (cuInit), context %.1f, kernels %.1f, memory %.1f\n",
-             cme_time_ms() - t_start, t_probe - t_start, t_context - t_probe, t_kernels - t_context,
-             cme_time_ms() - t_kernels );
+             t_end - t_start, t_probe - t_start, t_context - t_probe, t_kernels - t_context, t_end - t_kernels );
     return 0;
 
 fail:
