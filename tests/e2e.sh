@@ -418,7 +418,7 @@ EOF
        ! grep -q "hexagon fallback" "$W/fbdeftesa.log"; then
         pass "--gpu-me-fallback hex changes the slower and veryslow (umh) encodes; the info line and the option SEI say so, only where it applies, and (auto) where auto chose it"
     else
-        fail "--gpu-me-fallback: expected hex to change the veryslow encode, with the info line and the option SEI"
+        fail "--gpu-me-fallback: expected hex to change the slower and veryslow encodes, with the info line and the option SEI"
         grep -h "gpu-me: C" "$W"/fb*.log
     fi
     # shellcheck disable=SC2086
