@@ -408,6 +408,18 @@ static __device__ __forceinline__ void load_row_c( uint32_t r[3 + C], const uint
         load_row5_s( r, a );
 }
 
+/* A window row's 3 + C words from a shared-memory pointer: with a stride
+ * known at compile time (variants with a fixed row stride S) the rows of a
+ * run are then one base register plus immediate offsets, where the 32-bit
+ * addresses of load_row_c() cost an IMAD (and often a move) per row. */
+template<int C>
+static __device__ __forceinline__ void load_row_p( uint32_t r[3 + C], const uint32_t *p )
+{
+#pragma unroll
+    for( int i = 0; i < 3 + C; i++ )
+        r[i] = p[4*i];
+}
+
 /* Steps 1 and 2 for the C*K positions of a run of K rows in C columns 4
  * apart (KEYS_FMA: C = 1; KEYS_PAIR: C = 2), keys by row_keys() and a
  * 3-input min per pair of positions.  Position p = C*k + h is row k of
@@ -422,7 +434,7 @@ static __device__ __forceinline__ void load_row_c( uint32_t r[3 + C], const uint
  * With C = 1 the pairs are rows k, k+1.  (One function for both since the
  * twenty-first session: the same SASS, instruction for instruction, as the
  * two it replaced, on every architecture built.) */
-template<int NP, int K, int C>
+template<int NP, int K, int C, int S>
 static __device__ __forceinline__ void search_run_fma( const uint4 *s_cur, const uint32_t *rw, const int rowlen,
                                                        const uint32_t kka[K], const uint32_t kkb[K], const uint32_t sc,
                                                        const uint32_t one, uint32_t best[NP] )
@@ -430,18 +442,24 @@ static __device__ __forceinline__ void search_run_fma( const uint4 *s_cur, const
     const int P = C * K;
     uint32_t ref[K][3 + C], acc[P][4];
     fma_state_t st[P];
-    uint32_t ra = (uint32_t)__cvta_generic_to_shared( rw );   /* address of the next row */
+    uint32_t ra = (uint32_t)__cvta_generic_to_shared( rw );   /* address of the next row (S = 0) */
     const uint32_t rowbytes = 4 * rowlen;
 #pragma unroll
     for( int i = 0; i < K - 1; i++ )
     {
-        load_row_c<C>( ref[i], ra );
+        if( S )
+            load_row_p<C>( ref[i], rw + S * i );
+        else
+            load_row_c<C>( ref[i], ra );
         ra = mad( rowbytes, one, ra );
     }
 #pragma unroll
     for( int m = 0; m < 16; m++ )
     {
-        load_row_c<C>( ref[(m + K - 1) % K], ra );
+        if( S )
+            load_row_p<C>( ref[(m + K - 1) % K], rw + S * (m + K - 1) );
+        else
+            load_row_c<C>( ref[(m + K - 1) % K], ra );
         ra = mad( rowbytes, one, ra );
         const uint4 c = s_cur[m];
         const bool first = !(m & 3);
@@ -491,7 +509,7 @@ typedef struct search_geom_t
     uint32_t one;         /* that KEYS_FMA's products stay IMADs */
 } search_geom_t;
 
-template<int NP, int K, int MINB, int KEYS>
+template<int NP, int K, int MINB, int KEYS, int S>
 __global__ void __launch_bounds__( MAX_THREADS, MINB )
 search_kernel( const cme_launch_t a, const search_geom_t geo )
 {
@@ -521,7 +539,9 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
     const int row_lo = run_row( u0 / per, wy, K );
     const int nrows = run_row( (u1 - 1) / per, wy, K ) - row_lo + K + 15;
     const int x0 = 16*mb_x + w.x_min, off = x0 & 3;
-    const int rowlen = row_words( wx ), nq = rowlen / 4;
+    /* words a row holds (row_words()); its stride in s_win: S if the
+     * variant fixes it (at least row_words( wx ): search_geom()) */
+    const int nq = row_words( wx ) / 4, rowlen = S ? S : 4 * nq;
 
     /* Step 1a: the macroblock and the window, once per block.  A row's nq
      * groups (4 window columns each, from 2 aligned words of the frame; nq a
@@ -609,11 +629,11 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
 #pragma unroll
             for( int k = 0; k < K; k++ )
                 kkb[k] = mad( d, geo.one, kk[k] );
-            search_run_fma<NP, K, 2>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, kkb,
+            search_run_fma<NP, K, 2, S>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, kkb,
                                       geo.key_scale, geo.one, best );
         }
         else if( KEYS == KEYS_FMA )
-            search_run_fma<NP, K, 1>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, kk,
+            search_run_fma<NP, K, 1, S>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, kk,
                                       geo.key_scale, geo.one, best );
         else
             search_run<NP, K>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, best );
@@ -693,13 +713,15 @@ __global__ void pad_kernel( uint8_t *plane, const int pitch, const int w, const 
 typedef struct variant_t
 {
     int k, minb, keys;
+    int stride;                  /* words per window row in shared memory, fixed at compile time; 0: row_words( wx ) */
     const char *name;            /* for the benchmark: "K8/3", "fma K8/3", ... */
     const void *fn[2];           /* 9 and 41 partitions */
 } variant_t;
 
-#define VARIANT( keys, tag, k, minb ) \
-    { k, minb, keys, tag "K" #k "/" #minb, { (const void*)search_kernel<CUDA_ME_NPART_8x8, k, minb, keys>, \
-                                             (const void*)search_kernel<CUDA_ME_NPART, k, minb, keys> } }
+#define VARIANT_S( keys, tag, k, minb, s ) \
+    { k, minb, keys, s, tag "K" #k "/" #minb, { (const void*)search_kernel<CUDA_ME_NPART_8x8, k, minb, keys, s>, \
+                                                (const void*)search_kernel<CUDA_ME_NPART, k, minb, keys, s> } }
+#define VARIANT( keys, tag, k, minb ) VARIANT_S( keys, tag, k, minb, 0 )
 static const variant_t variants[] =
 {
     VARIANT( KEYS_CLASSIC, "", 8, 3 ),      /* 0 */
@@ -720,6 +742,16 @@ static const variant_t variants[] =
     VARIANT( KEYS_PAIR, "pair-", 4, 4 ),    /* 11 */
     VARIANT( KEYS_PAIR, "pair-", 3, 4 ),    /* 12 */
     VARIANT( KEYS_PAIR, "pair-", 3, 3 ),    /* 13 */
+    /* a window row's stride fixed at compile time (the twenty-third
+     * session): the run's rows are one shared-memory base plus immediate
+     * offsets, ~7 fewer instructions a position.  S is the interior window's
+     * row_words() at +-16, +-32 and +-64, so the shared memory is the same
+     * as with the runtime stride; on wider windows the variant of the same
+     * K, blocks per SM and keys with the runtime stride runs instead
+     * (launch_variant()). */
+    VARIANT_S( KEYS_PAIR, "pair-s48-", 3, 4, 48 ),   /* 14 */
+    VARIANT_S( KEYS_FMA, "fma-s80-", 6, 4, 80 ),     /* 15 */
+    VARIANT_S( KEYS_FMA, "fma-s144-", 8, 3, 144 ),   /* 16 */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
@@ -736,7 +768,7 @@ static const variant_t variants[] =
  * 1080p against v12's 0.054 and v7's 0.054 (17 rows: 3 runs of 6). */
 extern "C" int cme_cuda_variant_default( int range )
 {
-    return range <= 8 ? 6 : range <= 16 ? 12 : range <= 32 ? 6 : 4;
+    return range <= 8 ? 6 : range <= 16 ? 14 : range <= 32 ? 15 : range <= 64 ? 16 : 4;
 }
 
 /* row_keys() on the host against the spec's merge (cme_merge): every
@@ -876,12 +908,14 @@ static int window_height( int y, int mb_h, int range, int mv_range, int mv_range
 #define MAX_WSIZE (2*CUDA_ME_RANGE_MAX + 1)
 
 /* The most words of window a block of pb runs loads: per window width, the
- * tallest window's rows (window_rows() grows with the height). */
-static int block_words( const int *wxs, int nwx, int mwy, int pb, int K, int pair )
+ * tallest window's rows (window_rows() grows with the height), each S
+ * words apart (0: row_words()). */
+static int block_words( const int *wxs, int nwx, int mwy, int pb, int K, int pair, int S )
 {
     int words = 0;
     for( int i = 0; i < nwx; i++ )
-        words = cme_imax( words, window_rows( group_runs( wxs[i], pair ), mwy, pb, K ) * row_words( wxs[i] ) );
+        words = cme_imax( words, window_rows( group_runs( wxs[i], pair ), mwy, pb, K ) *
+                                 (S ? S : row_words( wxs[i] )) );
     return words;
 }
 
@@ -915,9 +949,10 @@ extern "C" void cme_cuda_geom_force( int nt, int u )
  * kernel time at +-40 / 48 / 64 / 80 / 96 / 128 (1080p).  nb = 0: no
  * geometry (range out of bounds, or the keys' raster field or the shared
  * memory too small). */
-static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread, int np, int K,
-                                  int pair )
+static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread, int np,
+                                  const variant_t *v )
 {
+    const int K = v->k, pair = v->keys == KEYS_PAIR, S = v->stride;
     search_geom_t g = { MAX_THREADS, 1, 0, 0, 1u << KEY_SHIFT, 1 };
     if( range < 1 || range > CUDA_ME_RANGE_MAX )
         return g;
@@ -944,7 +979,8 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
     for( int i = 0; i < nwx; i++ ) mwx = cme_imax( mwx, wxs[i] );
     for( int i = 0; i < nwx; i++ ) lwx = cme_imin( lwx, wxs[i] );
     for( int i = 0; i < nwy; i++ ) mwy = cme_imax( mwy, wys[i] );
-    if( pair && lwx < 8 )   /* no column pairs (pair_col()) */
+    if( (pair && lwx < 8) ||   /* no column pairs (pair_col()) */
+        (S && row_words( mwx ) > S) )   /* rows wider than the variant's stride */
         return g;
     const int per = group_runs( mwx, pair ), runs = run_count( per, mwy, K );
     const int positions = pair ? 2*K : K;   /* per run */
@@ -953,7 +989,7 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
         for( int u = 1; u <= MAX_RUNS && (u <= 8 || nt >= 96); u++ )
         {
             const int nb = (runs + nt*u - 1) / (nt*u), pb = nt*u;
-            const int words = block_words( wxs, nwx, mwy, pb, K, pair );
+            const int words = block_words( wxs, nwx, mwy, pb, K, pair, S );
             if( !raster_fits( wxs, nwx, pb, K, pair ) ||   /* the key's raster field */
                 (SMEM_WIN( np ) + words) * sizeof(uint32_t) > (96 << 10) )
                 continue;
@@ -974,7 +1010,7 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
         g.nb = (runs + force_nt*force_u - 1) / (force_nt*force_u);
     }
     const int per_block = g.threads * g.runs_per_thread;
-    const int max_words = block_words( wxs, nwx, mwy, per_block, K, pair );
+    const int max_words = block_words( wxs, nwx, mwy, per_block, K, pair, S );
     if( !raster_fits( wxs, nwx, per_block, K, pair ) )   /* a forced geometry, or none fits */
         g.nb = 0;
     g.smem = (SMEM_WIN( np ) + max_words) * sizeof(uint32_t);
@@ -988,9 +1024,8 @@ extern "C" size_t cme_cuda_scratch_size( int mb_w, int mb_h, int range, int mv_r
     size_t most = 0;
     for( int v = 0; v < NVARIANTS; v++ )   /* enough for any variant */
     {
-        search_geom_t g = search_geom( mb_w, mb_h, range, mv_range, mv_range_thread, np, variants[v].k,
-                                       variants[v].keys == KEYS_PAIR );
-        if( !g.nb && variants[v].keys == KEYS_PAIR )   /* its fallback is one of the others */
+        search_geom_t g = search_geom( mb_w, mb_h, range, mv_range, mv_range_thread, np, &variants[v] );
+        if( !g.nb && (variants[v].keys == KEYS_PAIR || variants[v].stride) )   /* its fallback is one of the others */
             continue;
         if( !g.nb )
             return 0;
@@ -1000,30 +1035,36 @@ extern "C" size_t cme_cuda_scratch_size( int mb_w, int mb_h, int range, int mv_r
     return most;
 }
 
-/* The variant a launch runs and its geometry (g->nb = 0: none): l's, or
- * where a KEYS_PAIR variant has no geometry (windows under 8 columns wide),
- * the KEYS_FMA variant of the same blocks per SM and the least K not below
- * its K (every MINB of a KEYS_PAIR variant has KEYS_FMA variants up to K 8). */
+/* The variant a launch runs and its geometry (g->nb = 0: none): l's; where
+ * a variant with a fixed row stride has no geometry (rows wider than its
+ * stride), the same variant with the runtime stride; where a KEYS_PAIR
+ * variant has none (windows under 8 columns wide), the KEYS_FMA variant of
+ * the same blocks per SM and the least K not below its K (every MINB of a
+ * KEYS_PAIR variant has KEYS_FMA variants up to K 8). */
 static const variant_t *launch_variant( const cme_launch_t *l, search_geom_t *g )
 {
     const int vi = l->i_variant < 0 ? cme_cuda_variant_default( l->i_range ) : l->i_variant;
     if( vi >= NVARIANTS )
         return NULL;
     const variant_t *v = &variants[vi];
-    *g = search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread, l->i_parts,
-                      v->k, v->keys == KEYS_PAIR );
-    if( !g->nb && v->keys == KEYS_PAIR )
+    *g = search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread, l->i_parts, v );
+    for( int step = 0; !g->nb && step < 2; step++ )
     {
         const variant_t *f = NULL;
         for( int i = 0; i < NVARIANTS; i++ )
-            if( variants[i].keys == KEYS_FMA && variants[i].minb == v->minb && variants[i].k >= v->k &&
-                (!f || variants[i].k < f->k) )
-                f = &variants[i];
+        {
+            const variant_t *c = &variants[i];
+            if( c->stride || c->minb != v->minb )
+                continue;
+            if( v->stride ? c->keys == v->keys && c->k == v->k :
+                v->keys == KEYS_PAIR && c->keys == KEYS_FMA && c->k >= v->k && (!f || c->k < f->k) )
+                f = c;
+        }
         if( !f )
             return NULL;
         v = f;
         *g = search_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread,
-                          l->i_parts, v->k, 0 );
+                          l->i_parts, v );
     }
     return v;
 }
