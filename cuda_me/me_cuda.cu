@@ -138,7 +138,10 @@ static __host__ __device__ __forceinline__ int row_words( int wx )
 /* Shared-memory layout, in 32-bit words. */
 #define SMEM_CUR 0                          /* 16 rows x 4 words */
 #define SMEM_RED 64                         /* [MAX_WARPS][NP] */
-#define SMEM_WIN( np ) ((64 + MAX_WARPS * (np) + 3) & ~3)
+#define KEY_TAB  (2*CUDA_ME_RANGE_MAX + 4)  /* a window's rows or columns, at most */
+#define SMEM_ROWKEY( np ) ((64 + MAX_WARPS * (np) + 3) & ~3)   /* [KEY_TAB] */
+#define SMEM_COLKEY( np ) (SMEM_ROWKEY( np ) + KEY_TAB)        /* [KEY_TAB] */
+#define SMEM_WIN( np ) (SMEM_COLKEY( np ) + KEY_TAB)
 
 /* The 4x4 SADs of block row b (0..3) of one position are final: fold them
  * into every partition they complete.  s: SADs of block columns 0..3.
@@ -457,7 +460,10 @@ static __device__ __forceinline__ void search_run_fma( const uint4 *s_cur, const
     for( int m = 0; m < 16; m++ )
     {
         if( S )
+        {
             load_row_p<C>( ref[(m + K - 1) % K], rw + S * (m + K - 1) );
+            asm volatile( "" ::: "memory" );   /* the row's loads here, as with load_row_c() */
+        }
         else
             load_row_c<C>( ref[(m + K - 1) % K], ra );
         ra = mad( rowbytes, one, ra );
@@ -518,6 +524,7 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
     const uint4 *s_cur = smem4 + SMEM_CUR / 4;
     uint32_t *s_red = smem + SMEM_RED;
     uint32_t *s_win = smem + SMEM_WIN( NP );
+    uint32_t *s_rowkey = smem + SMEM_ROWKEY( NP ), *s_colkey = smem + SMEM_COLKEY( NP );
 
     const int t = threadIdx.x, nt = blockDim.x;
     const int mb = blockIdx.x;
@@ -592,6 +599,22 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
                               "r"(__funnelshift_r( lo[m], hi[m], 24 )) : "memory" );
         }
     }
+    /* Step 1a': the keys' MV cost and raster parts, per window row of the
+     * block's runs and per window column: a position's key base is the sum
+     * of its row's and its column's, cost << 14 plus the raster index
+     * relative to the block's first row (< 2^32: see KEY_SHIFT), so a run
+     * costs a shared load per row and one for its column instead of the
+     * cost table's global loads, the index and the key arithmetic. */
+    for( int i = t; i < nrows - 15; i += nt )
+    {
+        const uint32_t mvc = a.mv_cost ? a.mv_cost[2*a.i_range + w.y_min + row_lo + i - w.cy] : 0;
+        s_rowkey[i] = (mvc << KEY_SHIFT) + (uint32_t)(i * wx);
+    }
+    for( int i = t; i < wx; i += nt )
+    {
+        const uint32_t mvc = a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + i - w.cx] : 0;
+        s_colkey[i] = (mvc << KEY_SHIFT) + (uint32_t)i;
+    }
     __syncthreads();
 
     /* Steps 1b and 2a: this thread's runs u0 + t, u0 + t + nt, ...  Keys are
@@ -609,26 +632,21 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
     {
         const int r0 = run_row( g, wy, K );
         const int col = PAIR ? pair_col( c, wx ) : c;
+        /* key bases (step 1a'): IMADs, the FMA pipe for KEYS_FMA */
         uint32_t kk[K];
-        const uint32_t mvcx = a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + col - w.cx] : 0;
+        const int rk = r0 - row_lo;
+        const uint32_t ck = s_colkey[col];
 #pragma unroll
         for( int k = 0; k < K; k++ )
-        {
-            const uint32_t mvc = mvcx + (a.mv_cost ? a.mv_cost[2*a.i_range + w.y_min + r0 + k - w.cy] : 0);
-            const uint32_t raster = (r0 + k - row_lo) * wx + col;
-            /* the same number either way (raster < 2^KEY_SHIFT); IMAD for KEYS_FMA */
-            kk[k] = KEYS == KEYS_CLASSIC ? mvc << KEY_SHIFT | raster : mad( mvc, geo.key_scale, raster );
-        }
+            kk[k] = mad( s_rowkey[rk + k], geo.one, ck );
         if( PAIR )
         {
-            /* column col + 4: its MV cost in place of col's, raster + 4
-             * (exact modulo 2^32, and the key itself is below 2^32) */
-            const uint32_t mvcb = a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + col + 4 - w.cx] : 0;
-            const uint32_t d = mad( mvcb - mvcx, geo.key_scale, 4u );
+            /* column col + 4 (pair_col(): inside the window) */
+            const uint32_t ckb = s_colkey[col + 4];
             uint32_t kkb[K];
 #pragma unroll
             for( int k = 0; k < K; k++ )
-                kkb[k] = mad( d, geo.one, kk[k] );
+                kkb[k] = mad( s_rowkey[rk + k], geo.one, ckb );
             search_run_fma<NP, K, 2, S>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, kkb,
                                       geo.key_scale, geo.one, best );
         }
@@ -745,13 +763,14 @@ static const variant_t variants[] =
     /* a window row's stride fixed at compile time (the twenty-third
      * session): the run's rows are one shared-memory base plus immediate
      * offsets, ~7 fewer instructions a position.  S is the interior window's
-     * row_words() at +-16, +-32 and +-64, so the shared memory is the same
-     * as with the runtime stride; on wider windows the variant of the same
-     * K, blocks per SM and keys with the runtime stride runs instead
-     * (launch_variant()). */
+     * row_words() at +-16, +-32, +-64 and +-128, so the shared memory is the
+     * same as with the runtime stride there; on wider windows the variant of
+     * the same K, blocks per SM and keys with the runtime stride runs
+     * instead (launch_variant()). */
     VARIANT_S( KEYS_PAIR, "pair-s48-", 3, 4, 48 ),   /* 14 */
     VARIANT_S( KEYS_FMA, "fma-s80-", 6, 4, 80 ),     /* 15 */
     VARIANT_S( KEYS_FMA, "fma-s144-", 8, 3, 144 ),   /* 16 */
+    VARIANT_S( KEYS_FMA, "fma-s272-", 8, 3, 272 ),   /* 17 */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
@@ -768,7 +787,7 @@ static const variant_t variants[] =
  * 1080p against v12's 0.054 and v7's 0.054 (17 rows: 3 runs of 6). */
 extern "C" int cme_cuda_variant_default( int range )
 {
-    return range <= 8 ? 6 : range <= 16 ? 14 : range <= 32 ? 15 : range <= 64 ? 16 : 4;
+    return range <= 8 ? 15 : range <= 16 ? 12 : range <= 32 ? 15 : range <= 64 ? 16 : range <= 120 ? 4 : 17;
 }
 
 /* row_keys() on the host against the spec's merge (cme_merge): every
