@@ -138,10 +138,11 @@ static __host__ __device__ __forceinline__ int row_words( int wx )
 /* Shared-memory layout, in 32-bit words. */
 #define SMEM_CUR 0                          /* 16 rows x 4 words */
 #define SMEM_RED 64                         /* [MAX_WARPS][NP] */
-#define KEY_TAB  (2*CUDA_ME_RANGE_MAX + 4)  /* a window's rows or columns, at most */
-#define SMEM_ROWKEY( np ) ((64 + MAX_WARPS * (np) + 3) & ~3)   /* [KEY_TAB] */
-#define SMEM_COLKEY( np ) (SMEM_ROWKEY( np ) + KEY_TAB)        /* [KEY_TAB] */
-#define SMEM_WIN( np ) (SMEM_COLKEY( np ) + KEY_TAB)
+#define SMEM_WIN( np ) ((64 + MAX_WARPS * (np) + 3) & ~3)
+/* after the window (search_geom_t.keytab): the key tables of step 1a',
+ * search_geom_t.keyrows words for the rows of the block's runs, then one
+ * word per window column (sized per launch: with a fixed 2 KB, +-64 at
+ * 1080p lost its 4th block per SM to the shared memory) */
 
 /* The 4x4 SADs of block row b (0..3) of one position are final: fold them
  * into every partition they complete.  s: SADs of block columns 0..3.
@@ -513,6 +514,7 @@ typedef struct search_geom_t
     size_t smem;          /* dynamic shared memory, bytes */
     uint32_t key_scale;   /* 1 << KEY_SHIFT and 1, passed at run time so */
     uint32_t one;         /* that KEYS_FMA's products stay IMADs */
+    int keytab, keyrows;  /* the key tables' offset in shared memory (words) and their rows */
 } search_geom_t;
 
 template<int NP, int K, int MINB, int KEYS, int S>
@@ -524,7 +526,7 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
     const uint4 *s_cur = smem4 + SMEM_CUR / 4;
     uint32_t *s_red = smem + SMEM_RED;
     uint32_t *s_win = smem + SMEM_WIN( NP );
-    uint32_t *s_rowkey = smem + SMEM_ROWKEY( NP ), *s_colkey = smem + SMEM_COLKEY( NP );
+    uint32_t *s_rowkey = smem + geo.keytab, *s_colkey = s_rowkey + geo.keyrows;
 
     const int t = threadIdx.x, nt = blockDim.x;
     const int mb = blockIdx.x;
@@ -938,6 +940,16 @@ static int block_words( const int *wxs, int nwx, int mwy, int pb, int K, int pai
     return words;
 }
 
+/* The rows of the key tables of a block of pb runs (step 1a': its runs'
+ * window rows, the window_rows() of block_words() less the 15 below). */
+static int key_rows( const int *wxs, int nwx, int mwy, int pb, int K, int pair )
+{
+    int rows = 0;
+    for( int i = 0; i < nwx; i++ )
+        rows = cme_imax( rows, window_rows( group_runs( wxs[i], pair ), mwy, pb, K ) - 15 );
+    return rows;
+}
+
 /* Whether the raster indices of a block of pb runs fit the key's field
  * (raster_most()) for every window width. */
 static int raster_fits( const int *wxs, int nwx, int pb, int K, int pair )
@@ -972,7 +984,7 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
                                   const variant_t *v )
 {
     const int K = v->k, pair = v->keys == KEYS_PAIR, S = v->stride;
-    search_geom_t g = { MAX_THREADS, 1, 0, 0, 1u << KEY_SHIFT, 1 };
+    search_geom_t g = { MAX_THREADS, 1, 0, 0, 1u << KEY_SHIFT, 1, 0, 0 };
     if( range < 1 || range > CUDA_ME_RANGE_MAX )
         return g;
     /* the distinct window sizes (only edge columns and rows differ, but with
@@ -1008,7 +1020,7 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
         for( int u = 1; u <= MAX_RUNS && (u <= 8 || nt >= 96); u++ )
         {
             const int nb = (runs + nt*u - 1) / (nt*u), pb = nt*u;
-            const int words = block_words( wxs, nwx, mwy, pb, K, pair, S );
+            const int words = block_words( wxs, nwx, mwy, pb, K, pair, S ) + key_rows( wxs, nwx, mwy, pb, K, pair ) + mwx;
             if( !raster_fits( wxs, nwx, pb, K, pair ) ||   /* the key's raster field */
                 (SMEM_WIN( np ) + words) * sizeof(uint32_t) > (96 << 10) )
                 continue;
@@ -1032,7 +1044,9 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
     const int max_words = block_words( wxs, nwx, mwy, per_block, K, pair, S );
     if( !raster_fits( wxs, nwx, per_block, K, pair ) )   /* a forced geometry, or none fits */
         g.nb = 0;
-    g.smem = (SMEM_WIN( np ) + max_words) * sizeof(uint32_t);
+    g.keytab = SMEM_WIN( np ) + max_words;
+    g.keyrows = key_rows( wxs, nwx, mwy, per_block, K, pair );
+    g.smem = (g.keytab + g.keyrows + mwx) * sizeof(uint32_t);
     if( g.smem > (96 << 10) )   /* cme_cuda_prepare()'s opt-in */
         g.nb = 0;
     return g;
