@@ -139,6 +139,12 @@ static __host__ __device__ __forceinline__ int row_words( int wx )
 #define SMEM_CUR 0                          /* 16 rows x 4 words */
 #define SMEM_RED 64                         /* [MAX_WARPS][NP] */
 #define SMEM_WIN( np ) ((64 + MAX_WARPS * (np) + 3) & ~3)
+/* Variants with the key tables of step 1a': the fixed strides from +-32's
+ * (80 words) on.  At +-16 (48) and with the runtime stride the per-run
+ * loads of the cost table were faster (validation23/c3: the tables'
+ * set-up weighs more in small windows; +-8 0.0470 -> 0.0490 ms, +-16
+ * 0.0929 -> 0.0973, +-32 0.2815 -> 0.2780, 1080p). */
+#define KEY_TABLES( s ) ((s) >= 80)
 /* after the window (search_geom_t.keytab): the key tables of step 1a',
  * search_geom_t.keyrows words for the rows of the block's runs, then one
  * word per window column (sized per launch: with a fixed 2 KB, +-64 at
@@ -606,16 +612,20 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
      * of its row's and its column's, cost << 14 plus the raster index
      * relative to the block's first row (< 2^32: see KEY_SHIFT), so a run
      * costs a shared load per row and one for its column instead of the
-     * cost table's global loads, the index and the key arithmetic. */
-    for( int i = t; i < nrows - 15; i += nt )
+     * cost table's global loads, the index and the key arithmetic.  Only
+     * in the variants of KEY_TABLES(). */
+    if( KEY_TABLES( S ) )
     {
-        const uint32_t mvc = a.mv_cost ? a.mv_cost[2*a.i_range + w.y_min + row_lo + i - w.cy] : 0;
-        s_rowkey[i] = (mvc << KEY_SHIFT) + (uint32_t)(i * wx);
-    }
-    for( int i = t; i < wx; i += nt )
-    {
-        const uint32_t mvc = a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + i - w.cx] : 0;
-        s_colkey[i] = (mvc << KEY_SHIFT) + (uint32_t)i;
+        for( int i = t; i < nrows - 15; i += nt )
+        {
+            const uint32_t mvc = a.mv_cost ? a.mv_cost[2*a.i_range + w.y_min + row_lo + i - w.cy] : 0;
+            s_rowkey[i] = (mvc << KEY_SHIFT) + (uint32_t)(i * wx);
+        }
+        for( int i = t; i < wx; i += nt )
+        {
+            const uint32_t mvc = a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + i - w.cx] : 0;
+            s_colkey[i] = (mvc << KEY_SHIFT) + (uint32_t)i;
+        }
     }
     __syncthreads();
 
@@ -634,21 +644,35 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
     {
         const int r0 = run_row( g, wy, K );
         const int col = PAIR ? pair_col( c, wx ) : c;
-        /* key bases (step 1a'): IMADs, the FMA pipe for KEYS_FMA */
+        /* key bases: from the tables of step 1a' (IMADs: the FMA pipe), or
+         * the cost table's entries and the raster index */
         uint32_t kk[K];
         const int rk = r0 - row_lo;
-        const uint32_t ck = s_colkey[col];
+        const uint32_t mvcx = KEY_TABLES( S ) ? 0 : a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + col - w.cx] : 0;
 #pragma unroll
         for( int k = 0; k < K; k++ )
-            kk[k] = mad( s_rowkey[rk + k], geo.one, ck );
+        {
+            if( KEY_TABLES( S ) )
+            {
+                kk[k] = mad( s_rowkey[rk + k], geo.one, s_colkey[col] );
+                continue;
+            }
+            const uint32_t mvc = mvcx + (a.mv_cost ? a.mv_cost[2*a.i_range + w.y_min + r0 + k - w.cy] : 0);
+            const uint32_t raster = (rk + k) * wx + col;
+            /* the same number either way (raster < 2^KEY_SHIFT); IMAD for KEYS_FMA */
+            kk[k] = KEYS == KEYS_CLASSIC ? mvc << KEY_SHIFT | raster : mad( mvc, geo.key_scale, raster );
+        }
         if( PAIR )
         {
-            /* column col + 4 (pair_col(): inside the window) */
-            const uint32_t ckb = s_colkey[col + 4];
+            /* column col + 4 (pair_col(): inside the window): its MV cost in
+             * place of col's, raster + 4 (exact modulo 2^32, and the key
+             * itself is below 2^32) */
+            const uint32_t d = KEY_TABLES( S ) ? 0 : mad( (a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + col + 4 - w.cx] : 0) - mvcx,
+                                                          geo.key_scale, 4u );
             uint32_t kkb[K];
 #pragma unroll
             for( int k = 0; k < K; k++ )
-                kkb[k] = mad( s_rowkey[rk + k], geo.one, ckb );
+                kkb[k] = KEY_TABLES( S ) ? mad( s_rowkey[rk + k], geo.one, s_colkey[col + 4] ) : mad( d, geo.one, kk[k] );
             search_run_fma<NP, K, 2, S>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, kkb,
                                       geo.key_scale, geo.one, best );
         }
@@ -765,10 +789,11 @@ static const variant_t variants[] =
     /* a window row's stride fixed at compile time (the twenty-third
      * session): the run's rows are one shared-memory base plus immediate
      * offsets, ~7 fewer instructions a position.  S is the interior window's
-     * row_words() at +-16, +-32, +-64 and +-128, so the shared memory is the
-     * same as with the runtime stride there; on wider windows the variant of
-     * the same K, blocks per SM and keys with the runtime stride runs
-     * instead (launch_variant()). */
+     * row_words() at +-16, +-32, +-64 and +-128, so the window takes the
+     * same shared memory as with the runtime stride there; on wider windows
+     * the variant of the same K, blocks per SM and keys with the runtime
+     * stride runs instead (launch_variant()).  From stride 80 on also the
+     * key tables (KEY_TABLES()). */
     VARIANT_S( KEYS_PAIR, "pair-s48-", 3, 4, 48 ),   /* 14 */
     VARIANT_S( KEYS_FMA, "fma-s80-", 6, 4, 80 ),     /* 15 */
     VARIANT_S( KEYS_FMA, "fma-s144-", 8, 3, 144 ),   /* 16 */
@@ -786,10 +811,16 @@ static const variant_t variants[] =
  * 720p, -12% at 2160p; from +-32 on the pairs lose 1-10% (the ALU pipe is
  * the limit there, and they save issue slots, not ALU instructions).  Up
  * to +-8 (pass 2 of two candidates at range 16) v6 again: 0.048 ms at
- * 1080p against v12's 0.054 and v7's 0.054 (17 rows: 3 runs of 6). */
+ * 1080p against v12's 0.054 and v7's 0.054 (17 rows: 3 runs of 6).  The
+ * twenty-third session's fixed strides with the key tables (v15-v17,
+ * validation23/c3, 3 runs): +-32 v15 0.278 ms against v6's 0.291 (-4.3%;
+ * 720p -2.3%, 2160p -4.9%), +-64 v16 1.012 against v4's 1.021 (-0.9%),
+ * +-128 v17 3.833 against 3.909 (-1.9%); from +-65 to +-120 v17's stride
+ * would take more shared memory than the window needs (fewer blocks per
+ * SM), so v4 stays there. */
 extern "C" int cme_cuda_variant_default( int range )
 {
-    return range <= 8 ? 15 : range <= 16 ? 12 : range <= 32 ? 15 : range <= 64 ? 16 : range <= 120 ? 4 : 17;
+    return range <= 8 ? 6 : range <= 16 ? 12 : range <= 32 ? 15 : range <= 64 ? 16 : range <= 120 ? 4 : 17;
 }
 
 /* row_keys() on the host against the spec's merge (cme_merge): every
@@ -1020,7 +1051,8 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
         for( int u = 1; u <= MAX_RUNS && (u <= 8 || nt >= 96); u++ )
         {
             const int nb = (runs + nt*u - 1) / (nt*u), pb = nt*u;
-            const int words = block_words( wxs, nwx, mwy, pb, K, pair, S ) + key_rows( wxs, nwx, mwy, pb, K, pair ) + mwx;
+            const int words = block_words( wxs, nwx, mwy, pb, K, pair, S ) +
+                              (KEY_TABLES( S ) ? key_rows( wxs, nwx, mwy, pb, K, pair ) + mwx : 0);
             if( !raster_fits( wxs, nwx, pb, K, pair ) ||   /* the key's raster field */
                 (SMEM_WIN( np ) + words) * sizeof(uint32_t) > (96 << 10) )
                 continue;
@@ -1045,8 +1077,8 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
     if( !raster_fits( wxs, nwx, per_block, K, pair ) )   /* a forced geometry, or none fits */
         g.nb = 0;
     g.keytab = SMEM_WIN( np ) + max_words;
-    g.keyrows = key_rows( wxs, nwx, mwy, per_block, K, pair );
-    g.smem = (g.keytab + g.keyrows + mwx) * sizeof(uint32_t);
+    g.keyrows = KEY_TABLES( S ) ? key_rows( wxs, nwx, mwy, per_block, K, pair ) : 0;
+    g.smem = (g.keytab + (KEY_TABLES( S ) ? g.keyrows + mwx : 0)) * sizeof(uint32_t);
     if( g.smem > (96 << 10) )   /* cme_cuda_prepare()'s opt-in */
         g.nb = 0;
     return g;
