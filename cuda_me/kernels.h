@@ -92,6 +92,14 @@ int cme_cuda_selftest_keys( uint32_t seed );
  * Returns the number of violations. */
 int cme_cuda_selftest_pairs( void );
 
+/* Host-side check of the search geometries (no GPU needed): for frame sizes
+ * from 1x1 to 2160p macroblocks, MV limits, every range and variant and the
+ * default, the variant a launch runs (a fixed-stride one, or its fallback)
+ * has a geometry within the shared-memory limit, and every block's window
+ * rows and key tables, computed as the kernel does, fit in it.  Returns the
+ * number of violations. */
+int cme_cuda_selftest_geom( void );
+
 /* Replicates the edges of a w x h plane CME_PAD pixels outwards. */
 cudaError_t cme_cuda_pad( uint8_t *plane, int i_pitch, int w, int h, cudaStream_t stream );
 

@@ -1134,6 +1134,77 @@ static const variant_t *launch_variant( const cme_launch_t *l, search_geom_t *g 
     return v;
 }
 
+/* Every block of a launch against its geometry, as search_kernel computes
+ * them (every window size of the frame's macroblock columns and rows): the
+ * rows it loads within the window's shared memory, its key tables' rows
+ * and columns within theirs.  Returns the number of violations. */
+static int check_launch_geom( const cme_launch_t *l, int want_vi )
+{
+    search_geom_t g;
+    const variant_t *v = launch_variant( l, &g );
+    if( !v || !g.nb || g.smem > (96 << 10) )
+        return 1;
+    /* a fixed-stride default runs itself at the ranges it is the default for */
+    int bad = want_vi >= 0 && v != &variants[want_vi];
+    const int K = v->k, pair = v->keys == KEYS_PAIR, S = v->stride, pb = g.threads * g.runs_per_thread;
+    const int win_words = g.keytab - SMEM_WIN( l->i_parts );
+    const int tab_words = (int)(g.smem / sizeof(uint32_t)) - g.keytab;
+    uint8_t sx[MAX_WSIZE + 1] = { 0 }, sy[MAX_WSIZE + 1] = { 0 };
+    for( int x = 0; x < l->i_mb_width; x++ )
+        sx[window_width( x, l->i_mb_width, l->i_range, l->i_mv_range )] = 1;
+    for( int y = 0; y < l->i_mb_height; y++ )
+        sy[window_height( y, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread )] = 1;
+    for( int wx = 1; wx <= MAX_WSIZE; wx++ )
+        for( int wy = 1; wy <= MAX_WSIZE; wy++ )
+        {
+            if( !sx[wx] || !sy[wy] )
+                continue;
+            const int per = group_runs( wx, pair ), runs = run_count( per, wy, K );
+            const int rowlen = S ? S : row_words( wx );
+            bad += rowlen < row_words( wx ) || (pair && wx < 8);
+            for( int b = 0; b < g.nb; b++ )
+            {
+                const int u0 = b * pb;
+                if( u0 >= runs )
+                    break;
+                const int u1 = cme_imin( u0 + pb, runs );
+                const int row_lo = run_row( u0 / per, wy, K );
+                const int nrows = run_row( (u1 - 1) / per, wy, K ) - row_lo + K + 15;
+                bad += nrows * rowlen > win_words;
+                if( KEY_TABLES( S ) )
+                    bad += nrows - 15 > g.keyrows || g.keyrows + wx > tab_words;
+            }
+        }
+    return bad;
+}
+
+extern "C" int cme_cuda_selftest_geom( void )
+{
+    static const int sizes[][2] = { { 120, 68 }, { 80, 45 }, { 240, 135 }, { 22, 18 }, { 3, 2 }, { 1, 1 } };
+    static const int limits[][2] = { { 512, 0 }, { 32, 0 }, { 512, 8 }, { 128, 24 } };   /* mv_range, thread (api.c's least) */
+    int bad = 0;
+    for( int si = 0; si < 6; si++ )
+        for( int li = 0; li < 4; li++ )
+            for( int range = CUDA_ME_RANGE_MIN; range <= CUDA_ME_RANGE_MAX; range += range < 20 ? 1 : 3 )
+                for( int np = 0; np < 2; np++ )
+                    for( int vi = -1; vi < NVARIANTS; vi++ )
+                    {
+                        cme_launch_t l;
+                        memset( &l, 0, sizeof(l) );
+                        l.i_mb_width = sizes[si][0];
+                        l.i_mb_height = sizes[si][1];
+                        l.i_range = range;
+                        l.i_mv_range = limits[li][0];
+                        l.i_mv_range_thread = limits[li][1];
+                        l.i_parts = np ? CUDA_ME_NPART : CUDA_ME_NPART_8x8;
+                        l.i_variant = vi;
+                        /* 1080p, no thread limit: the default runs itself */
+                        const int want = vi < 0 && si == 0 && li == 0 ? cme_cuda_variant_default( range ) : -1;
+                        bad += check_launch_geom( &l, want );
+                    }
+    return bad;
+}
+
 extern "C" int cme_cuda_search_blocks( const cme_launch_t *l )
 {
     search_geom_t g;

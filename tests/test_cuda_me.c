@@ -178,6 +178,14 @@ START_TEST( test_pairs )
     ck_assert_int_eq( cme_cuda_selftest_pairs(), 0 );
 }
 END_TEST
+
+START_TEST( test_geom )
+{
+    /* the search geometries and the kernels' shared-memory layout (window
+     * rows, key tables, fixed strides and their fallback), on the host */
+    ck_assert_int_eq( cme_cuda_selftest_geom(), 0 );
+}
+END_TEST
 #endif
 
 /* ---------------------------------------------------------------- cref */
@@ -1661,6 +1669,7 @@ static Suite *cuda_me_suite( void )
 #if HAVE_CUDA
     tcase_add_test( tc, test_merge_fma );
     tcase_add_test( tc, test_pairs );
+    tcase_add_test( tc, test_geom );
 #endif
 
     tc = add_tcase( s, "cref", 600 );
