@@ -140,10 +140,11 @@ static __host__ __device__ __forceinline__ int row_words( int wx )
 #define SMEM_RED 64                         /* [MAX_WARPS][NP] */
 #define SMEM_WIN( np ) ((64 + MAX_WARPS * (np) + 3) & ~3)
 /* Variants with the key tables of step 1a': the fixed strides from +-32's
- * (80 words) on.  At +-16 (48) and with the runtime stride the per-run
- * loads of the cost table were faster (validation23/c3: the tables'
- * set-up weighs more in small windows; +-8 0.0470 -> 0.0490 ms, +-16
- * 0.0929 -> 0.0973, +-32 0.2815 -> 0.2780, 1080p). */
+ * (80 words) on.  In small windows the tables' set-up weighs more than it
+ * saves, so at +-16 (stride 48) and with the runtime stride the per-run
+ * loads of the cost table stay (validation23, 1080p, without (call 1) and
+ * with (call 3) tables: +-8 v15 0.0470 -> 0.0490 ms, +-16 v12 0.0929 ->
+ * 0.0973, +-32 v15 0.2815 -> 0.2780). */
 #define KEY_TABLES( s ) ((s) >= 80)
 /* after the window (search_geom_t.keytab): the key tables of step 1a',
  * search_geom_t.keyrows words for the rows of the block's runs, then one
@@ -813,11 +814,11 @@ static const variant_t variants[] =
  * to +-8 (pass 2 of two candidates at range 16) v6 again: 0.048 ms at
  * 1080p against v12's 0.054 and v7's 0.054 (17 rows: 3 runs of 6).  The
  * twenty-third session's fixed strides with the key tables (v15-v17,
- * validation23/c3, 3 runs): +-32 v15 0.278 ms against v6's 0.291 (-4.3%;
- * 720p -2.3%, 2160p -4.9%), +-64 v16 1.012 against v4's 1.021 (-0.9%),
- * +-128 v17 3.833 against 3.909 (-1.9%); from +-65 to +-120 v17's stride
- * would take more shared memory than the window needs (fewer blocks per
- * SM), so v4 stays there. */
+ * validation23/c4, 3 runs against the kernels before): +-32 v15 0.276 ms
+ * against v6's 0.288 (-4.4%; 720p -3.9%, 2160p -4.8%), +-48 and +-64 v16
+ * -0.9% and -1.6% against v4 (1.006 ms at +-64), +-128 v17 3.835 against
+ * 3.896 (-1.6%); from +-65 to +-120 v17's stride would take more shared
+ * memory than the window needs (fewer blocks per SM), so v4 stays there. */
 extern "C" int cme_cuda_variant_default( int range )
 {
     return range <= 8 ? 6 : range <= 16 ? 12 : range <= 32 ? 15 : range <= 64 ? 16 : range <= 120 ? 4 : 17;
