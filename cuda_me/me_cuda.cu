@@ -461,8 +461,10 @@ static __device__ __forceinline__ void search_run_fma( const uint4 *s_cur, const
         if( S )
             load_row_p<C>( ref[i], rw + S * i );
         else
+        {
             load_row_c<C>( ref[i], ra );
-        ra = mad( rowbytes, one, ra );
+            ra = mad( rowbytes, one, ra );
+        }
     }
 #pragma unroll
     for( int m = 0; m < 16; m++ )
@@ -473,8 +475,10 @@ static __device__ __forceinline__ void search_run_fma( const uint4 *s_cur, const
             asm volatile( "" ::: "memory" );   /* the row's loads here, as with load_row_c() */
         }
         else
+        {
             load_row_c<C>( ref[(m + K - 1) % K], ra );
-        ra = mad( rowbytes, one, ra );
+            ra = mad( rowbytes, one, ra );
+        }
         const uint4 c = s_cur[m];
         const bool first = !(m & 3);
 #pragma unroll
@@ -645,35 +649,46 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
     {
         const int r0 = run_row( g, wy, K );
         const int col = PAIR ? pair_col( c, wx ) : c;
-        /* key bases: from the tables of step 1a' (IMADs: the FMA pipe), or
-         * the cost table's entries and the raster index */
-        uint32_t kk[K];
+        /* key bases of the run's column (kk) and, with column pairs, of
+         * column col + 4 (kkb; pair_col(): inside the window): from the
+         * tables of step 1a' (IMADs: the FMA pipe), or the cost table's
+         * entries and the raster index */
+        uint32_t kk[K], kkb[K];
         const int rk = r0 - row_lo;
-        const uint32_t mvcx = KEY_TABLES( S ) ? 0 : a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + col - w.cx] : 0;
-#pragma unroll
-        for( int k = 0; k < K; k++ )
+        if( KEY_TABLES( S ) )
         {
-            if( KEY_TABLES( S ) )
+#pragma unroll
+            for( int k = 0; k < K; k++ )
             {
                 kk[k] = mad( s_rowkey[rk + k], geo.one, s_colkey[col] );
-                continue;
+                if( PAIR )
+                    kkb[k] = mad( s_rowkey[rk + k], geo.one, s_colkey[col + 4] );
             }
-            const uint32_t mvc = mvcx + (a.mv_cost ? a.mv_cost[2*a.i_range + w.y_min + r0 + k - w.cy] : 0);
-            const uint32_t raster = (rk + k) * wx + col;
-            /* the same number either way (raster < 2^KEY_SHIFT); IMAD for KEYS_FMA */
-            kk[k] = KEYS == KEYS_CLASSIC ? mvc << KEY_SHIFT | raster : mad( mvc, geo.key_scale, raster );
+        }
+        else
+        {
+            const uint32_t mvcx = a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + col - w.cx] : 0;
+#pragma unroll
+            for( int k = 0; k < K; k++ )
+            {
+                const uint32_t mvc = mvcx + (a.mv_cost ? a.mv_cost[2*a.i_range + w.y_min + r0 + k - w.cy] : 0);
+                const uint32_t raster = (rk + k) * wx + col;
+                /* the same number either way (raster < 2^KEY_SHIFT); IMAD for KEYS_FMA */
+                kk[k] = KEYS == KEYS_CLASSIC ? mvc << KEY_SHIFT | raster : mad( mvc, geo.key_scale, raster );
+            }
+            if( PAIR )
+            {
+                /* col + 4's MV cost in place of col's, raster + 4 (exact
+                 * modulo 2^32, and the key itself is below 2^32) */
+                const uint32_t mvcb = a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + col + 4 - w.cx] : 0;
+                const uint32_t d = mad( mvcb - mvcx, geo.key_scale, 4u );
+#pragma unroll
+                for( int k = 0; k < K; k++ )
+                    kkb[k] = mad( d, geo.one, kk[k] );
+            }
         }
         if( PAIR )
         {
-            /* column col + 4 (pair_col(): inside the window): its MV cost in
-             * place of col's, raster + 4 (exact modulo 2^32, and the key
-             * itself is below 2^32) */
-            const uint32_t d = KEY_TABLES( S ) ? 0 : mad( (a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + col + 4 - w.cx] : 0) - mvcx,
-                                                          geo.key_scale, 4u );
-            uint32_t kkb[K];
-#pragma unroll
-            for( int k = 0; k < K; k++ )
-                kkb[k] = KEY_TABLES( S ) ? mad( s_rowkey[rk + k], geo.one, s_colkey[col + 4] ) : mad( d, geo.one, kk[k] );
             search_run_fma<NP, K, 2, S>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, kkb,
                                       geo.key_scale, geo.one, best );
         }
@@ -960,6 +975,32 @@ static int window_height( int y, int mb_h, int range, int mv_range, int mv_range
 
 #define MAX_WSIZE (2*CUDA_ME_RANGE_MAX + 1)
 
+/* The distinct window widths and heights of a frame's macroblock columns
+ * and rows (only edge columns and rows differ, but with x264's limits
+ * there may be many of them), each at most 2*range+1; their counts in
+ * *nwx, *nwy. */
+static void window_sizes( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread,
+                          int wxs[MAX_WSIZE], int *nwx, int wys[MAX_WSIZE], int *nwy )
+{
+    uint8_t seen[MAX_WSIZE + 1] = { 0 };
+    *nwx = *nwy = 0;
+    for( int x = 0; x < mb_w; x++ )
+    {
+        const int v = window_width( x, mb_w, range, mv_range );
+        if( !seen[v] )
+            wxs[(*nwx)++] = v;
+        seen[v] = 1;
+    }
+    memset( seen, 0, sizeof(seen) );
+    for( int y = 0; y < mb_h; y++ )
+    {
+        const int v = window_height( y, mb_h, range, mv_range, mv_range_thread );
+        if( !seen[v] )
+            wys[(*nwy)++] = v;
+        seen[v] = 1;
+    }
+}
+
 /* The most words of window a block of pb runs loads: per window width, the
  * tallest window's rows (window_rows() grows with the height), each S
  * words apart (0: row_words()). */
@@ -1019,25 +1060,8 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
     search_geom_t g = { MAX_THREADS, 1, 0, 0, 1u << KEY_SHIFT, 1, 0, 0 };
     if( range < 1 || range > CUDA_ME_RANGE_MAX )
         return g;
-    /* the distinct window sizes (only edge columns and rows differ, but with
-     * x264's limits there may be many of them), each at most 2*range+1 */
-    int wxs[MAX_WSIZE], wys[MAX_WSIZE], nwx = 0, nwy = 0;
-    uint8_t seen[MAX_WSIZE + 1] = { 0 };
-    for( int x = 0; x < mb_w; x++ )
-    {
-        const int v = window_width( x, mb_w, range, mv_range );
-        if( !seen[v] )
-            wxs[nwx++] = v;
-        seen[v] = 1;
-    }
-    memset( seen, 0, sizeof(seen) );
-    for( int y = 0; y < mb_h; y++ )
-    {
-        const int v = window_height( y, mb_h, range, mv_range, mv_range_thread );
-        if( !seen[v] )
-            wys[nwy++] = v;
-        seen[v] = 1;
-    }
+    int wxs[MAX_WSIZE], wys[MAX_WSIZE], nwx, nwy;
+    window_sizes( mb_w, mb_h, range, mv_range, mv_range_thread, wxs, &nwx, wys, &nwy );
     int mwx = 0, mwy = 0, lwx = INT_MAX;
     for( int i = 0; i < nwx; i++ ) mwx = cme_imax( mwx, wxs[i] );
     for( int i = 0; i < nwx; i++ ) lwx = cme_imin( lwx, wxs[i] );
@@ -1150,16 +1174,13 @@ static int check_launch_geom( const cme_launch_t *l, int want_vi )
     const int K = v->k, pair = v->keys == KEYS_PAIR, S = v->stride, pb = g.threads * g.runs_per_thread;
     const int win_words = g.keytab - SMEM_WIN( l->i_parts );
     const int tab_words = (int)(g.smem / sizeof(uint32_t)) - g.keytab;
-    uint8_t sx[MAX_WSIZE + 1] = { 0 }, sy[MAX_WSIZE + 1] = { 0 };
-    for( int x = 0; x < l->i_mb_width; x++ )
-        sx[window_width( x, l->i_mb_width, l->i_range, l->i_mv_range )] = 1;
-    for( int y = 0; y < l->i_mb_height; y++ )
-        sy[window_height( y, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread )] = 1;
-    for( int wx = 1; wx <= MAX_WSIZE; wx++ )
-        for( int wy = 1; wy <= MAX_WSIZE; wy++ )
+    int wxs[MAX_WSIZE], wys[MAX_WSIZE], nwx, nwy;
+    window_sizes( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread,
+                  wxs, &nwx, wys, &nwy );
+    for( int i = 0; i < nwx; i++ )
+        for( int j = 0; j < nwy; j++ )
         {
-            if( !sx[wx] || !sy[wy] )
-                continue;
+            const int wx = wxs[i], wy = wys[j];
             const int per = group_runs( wx, pair ), runs = run_count( per, wy, K );
             const int rowlen = S ? S : row_words( wx );
             bad += rowlen < row_words( wx ) || (pair && wx < 8);
