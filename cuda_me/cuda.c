@@ -5,8 +5,9 @@
  * the backend's worker thread, so the caller (x264's lookahead) pays nothing
  * for copies and launches; the worker does, in order:
  *   upload: the caller's luma plane is copied into one of CME_STAGES pinned
- *           staging buffers, then to a device frame on the upload stream and
- *           padded; an event marks the frame uploaded.  The caller's plane
+ *           staging buffers, then to a device frame on the upload stream,
+ *           padded, and its 4-byte plane made (the search copies its
+ *           windows from it: kernels.h); an event marks the frame uploaded.  The caller's plane
  *           must stay valid until done() or flush(), which wait for this copy.
  *   search: on the next of CME_STREAMS job streams: wait for both frames'
  *           events, search (kernels 1+2 and 3), copy the results into the
@@ -117,6 +118,7 @@ typedef struct cme_cuda_t
     int i_next_stage;
     int i_pitch;                  /* device frames, bytes */
     size_t frame_bytes;           /* one padded device frame */
+    int b_xplane;                 /* frames have their 4-byte plane (CME_XPLANE_RANGE_MAX) */
     size_t scratch_bytes, out_bytes, centre_bytes, cost_bytes;
     size_t sub_bytes, sjob_bytes;               /* i_subme, else 0 */
 } cme_cuda_t;
@@ -126,6 +128,7 @@ typedef struct cme_cuda_frame_t
     uint8_t *d_alloc;
     uint8_t *d_plane;             /* pixel (0,0) */
     uint8_t *d_hpel[3];           /* i_subme: H, V, C at (0,0), one pitch (CME_HPEL_PAD == CME_PAD) */
+    uint32_t *d_xplane;           /* its 4-byte plane at (0,0) (kernels.h, cme_cuda_xplane): the search's window */
     cudaEvent_t uploaded;
     const uint8_t *src;           /* the caller's plane, until copied */
     intptr_t i_src_stride;
@@ -547,6 +550,10 @@ static int cu_init( cuda_me_t *h )
     const int w = h->param.i_width, hgt = h->param.i_height;
     g->i_pitch = (w + 2*CME_PAD + 127) & ~127;
     g->frame_bytes = (size_t)g->i_pitch * (hgt + 2*CME_PAD);
+    /* the 4-byte planes where a search (pass 1, or pass 2 of two
+     * candidates) copies its windows from them (kernels.h) */
+    g->b_xplane = h->param.i_range <= CME_XPLANE_RANGE_MAX ||
+                  (h->i_cands == 2 && cme_pass2_range( h->param.i_range ) <= CME_XPLANE_RANGE_MAX);
     /* enough for pass 1, and for pass 2 (two candidates: cme_pass2_range(),
      * the same scratch after pass 1 on the same stream) */
     g->scratch_bytes = scratch_size( h, h->param.i_range );
@@ -710,10 +717,13 @@ static void cu_uninit( cuda_me_t *h )
     pthread_mutex_unlock( &h->lock );
 }
 
-/* A device frame: F, and with i_subme H, V, C after it (one pitch). */
+/* A device frame: F, with i_subme H, V, C after it (one pitch), then,
+ * where a search uses it (b_xplane), F's 4-byte plane (4 bytes per byte
+ * of F). */
 static size_t frame_alloc_bytes( cuda_me_t *h )
 {
-    return ((cme_cuda_t*)h->gpu)->frame_bytes * (h->param.i_subme ? 4 : 1);
+    const cme_cuda_t *g = h->gpu;
+    return g->frame_bytes * ((h->param.i_subme ? 4 : 1) + (g->b_xplane ? 4 : 0));
 }
 
 static int cu_frame_alloc( cuda_me_t *h, cme_frame_t *f )
@@ -731,6 +741,8 @@ static int cu_frame_alloc( cuda_me_t *h, cme_frame_t *f )
     cf->d_plane = cf->d_alloc + (size_t)CME_PAD * g->i_pitch + CME_PAD;
     for( int i = 0; i < 3; i++ )
         cf->d_hpel[i] = h->param.i_subme ? cf->d_plane + (i + 1) * g->frame_bytes : NULL;
+    if( g->b_xplane )
+        cf->d_xplane = (uint32_t*)(cf->d_alloc + (h->param.i_subme ? 4 : 1) * g->frame_bytes) + (cf->d_plane - cf->d_alloc);
     device_account( h, frame_alloc_bytes( h ) );
     return 0;
 }
@@ -784,6 +796,9 @@ static int upload( cuda_me_t *h, cme_frame_t *f )
         (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpy2DAsync( cf->d_plane, g->i_pitch, st, w, w, hgt,
                                                             cudaMemcpyHostToDevice, g->up_stream ) )) < 0 ||
         (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_pad( cf->d_plane, g->i_pitch, w, hgt, g->up_stream ) )) < 0 ||
+        (g->b_xplane &&
+         (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_xplane( cf->d_alloc, g->frame_bytes, cf->d_xplane - (cf->d_plane - cf->d_alloc),
+                                                             g->up_stream ) )) < 0) ||
         (h->param.i_subme &&
          (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_hpel_planes( cf->d_plane, g->i_pitch, w, hgt, cf->d_hpel,
                                                                   g->i_pitch, g->up_stream ) )) < 0) ||
@@ -954,6 +969,7 @@ static int launch( cuda_me_t *h, cme_job_t *j )
     cme_launch_t l;
     l.cur = ((cme_cuda_frame_t*)j->cur->gpu)->d_plane;
     l.ref = ((cme_cuda_frame_t*)j->ref->gpu)->d_plane;
+    l.xref = ((cme_cuda_frame_t*)j->ref->gpu)->d_xplane;
     l.i_pitch = g->i_pitch;
     l.i_mb_width = h->i_mb_width;
     l.i_mb_height = h->i_mb_height;

@@ -23,6 +23,9 @@ extern "C" {
 typedef struct cme_launch_t
 {
     const uint8_t *cur, *ref;
+    const uint32_t *xref;           /* device, or NULL: ref's 4-byte plane (cme_cuda_xplane) at
+                                     * pixel (0,0), word i_pitch * y + x = the 4 pixels of ref
+                                     * from (x, y) on; the search copies its window from it */
     int i_pitch;
     int i_mb_width, i_mb_height;
     int i_range, i_mv_range;
@@ -37,6 +40,21 @@ typedef struct cme_launch_t
     int i_variant;                  /* mainline kernel variant, -1: the default for i_range
                                      * (cme_cuda_variant_default); the paper kernels ignore it */
 } cme_launch_t;
+
+/* A plane's 4-byte plane: x[i] = bytes i..i+3 of alloc (little-endian; 0
+ * past the end) for i < bytes, x of 4 * bytes.  For cme_launch_t.xref:
+ * made from a padded plane's whole allocation, x + (ref - alloc) is its
+ * pixel (0,0).  alloc 4-byte aligned, x 16-byte aligned, bytes a multiple
+ * of 4. */
+cudaError_t cme_cuda_xplane( const uint8_t *alloc, size_t bytes, uint32_t *x, cudaStream_t stream );
+
+/* The widest range whose searches take their windows from the 4-byte plane
+ * when the launch has one; wider windows load from ref itself.  H200,
+ * 1080p, default variants (session 24, call 3): +-8 -7%, +-16 -3.7%
+ * kernel time with it, but +-32 +1.1%, +-64 +1.9%, +-128 +1.5% (their
+ * blocks compute long enough to hide the old loads, and the 4-byte plane
+ * is 4 times the bytes from L2). */
+#define CME_XPLANE_RANGE_MAX 16
 
 /* Scratch bytes one launch with these dimensions needs. */
 size_t cme_cuda_scratch_size( int i_mb_width, int i_mb_height, int i_range, int i_mv_range,

@@ -346,6 +346,13 @@ static __host__ __device__ __forceinline__ void row_keys( const int b, const uin
     }
 }
 
+/* 16 bytes from global to shared memory without registers (sm_80 on);
+ * complete after cp.async.wait_all. */
+static __device__ __forceinline__ void cp_async16( const uint32_t s, const void *g )
+{
+    asm volatile( "cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g) : "memory" );
+}
+
 static __device__ __forceinline__ void load_row( uint32_t r[4], const uint32_t *p )
 {
     r[0] = p[0]; r[1] = p[4]; r[2] = p[8]; r[3] = p[12];
@@ -563,22 +570,54 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
      * variant fixes it (at least row_words( wx ): search_geom()) */
     const int nq = row_words( wx ) / 4, rowlen = S ? S : 4 * nq;
 
-    /* Step 1a: the macroblock and the window, once per block.  A row's nq
-     * groups (4 window columns each, from 2 aligned words of the frame; nq a
-     * multiple of 4, row_words()) are taken G = nq / 4 at a time: thread t
-     * does "quads" (row r, group q < G), i.e. groups q, q + G, q + 2G, q + 3G
-     * of row r, quads t, t + nt, ...  So the index walk is paid once per 4
-     * groups, the addresses are IMADs (the ALU pipe is the one the SADs
-     * need: results/kernel_steps.md), and the lanes of a warp store
-     * consecutive uint4s (4 groups of one lane side by side would be 4-way
-     * bank conflicts).  A quad's 8 loads are in flight together before any
-     * is stored (with one group at a time the warps waited on memory and
-     * then at the barrier: ncu, 1.1-1.9 of the 5.8-6.0 cycles per issued
-     * instruction; two or four quads in flight were 2-4% slower than one:
-     * results/kernel_steps.md); (r, q) advance without a division. */
-    if( t < 16 )
-        smem4[SMEM_CUR / 4 + t] = *(const uint4*)(a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x);
+    /* Step 1a: the macroblock and the window, once per block. */
+    if( a.xref )
     {
+        /* from the reference's 4-byte plane (cme_cuda_xplane()):
+         * its words are s_win's as they are, so a row is nq copies of 16
+         * bytes, made by cp.async: no registers, no funnel shifts, and all
+         * of a thread's copies in flight at once, where the loads below
+         * wait on global memory once per quad (issue 13: with the window's
+         * loads taken out, +-16 ran 7% faster, session 24, call 1).  The
+         * copies' addresses are 16-byte aligned: x0 - off and the pitch
+         * are multiples of 4 words (cme_cuda_search_marked()). */
+        const uint32_t *xbase = a.xref + (16*mb_y + w.y_min + row_lo) * a.i_pitch + (x0 - off);
+        const uint32_t s0 = (uint32_t)__cvta_generic_to_shared( s_win );
+        const int n = nrows * nq, dr = nt / nq, dq = nt - dr * nq;
+        int r = t / nq, q = t - r * nq;
+        for( int i = t; i < n; i += nt )
+        {
+            cp_async16( s0 + 4 * (r * rowlen + 4 * q), xbase + r * a.i_pitch + 4 * q );
+            r += dr;
+            q += dq;
+            if( q >= nq )
+            {
+                q -= nq;
+                r++;
+            }
+        }
+        if( t < 16 )
+            cp_async16( (uint32_t)__cvta_generic_to_shared( smem4 + SMEM_CUR / 4 + t ),
+                        a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x );
+        asm volatile( "cp.async.wait_all;" ::: "memory" );
+    }
+    else
+    {
+        /* without it (xref NULL), from the plane itself: a row's nq
+         * groups (4 window columns each, from 2 aligned words of the frame; nq a
+         * multiple of 4, row_words()) are taken G = nq / 4 at a time: thread t
+         * does "quads" (row r, group q < G), i.e. groups q, q + G, q + 2G, q + 3G
+         * of row r, quads t, t + nt, ...  So the index walk is paid once per 4
+         * groups, the addresses are IMADs (the ALU pipe is the one the SADs
+         * need: results/kernel_steps.md), and the lanes of a warp store
+         * consecutive uint4s (4 groups of one lane side by side would be 4-way
+         * bank conflicts).  A quad's 8 loads are in flight together before any
+         * is stored (with one group at a time the warps waited on memory and
+         * then at the barrier: ncu, 1.1-1.9 of the 5.8-6.0 cycles per issued
+         * instruction; two or four quads in flight were 2-4% slower than one:
+         * results/kernel_steps.md); (r, q) advance without a division. */
+        if( t < 16 )
+            smem4[SMEM_CUR / 4 + t] = *(const uint4*)(a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x);
         const uint32_t *wbase = (const uint32_t*)(a.ref + (16*mb_y + w.y_min + row_lo) * a.i_pitch + (x0 - off));
         const uint32_t one = geo.one, pw = a.i_pitch >> 2;
         const uint32_t s0 = (uint32_t)__cvta_generic_to_shared( s_win );
@@ -761,6 +800,17 @@ __global__ void pad_kernel( uint8_t *plane, const int pitch, const int w, const 
     if( x >= 0 && x < w && y >= 0 && y < h )
         return;
     plane[y * pitch + x] = plane[cme_imin( cme_imax( y, 0 ), h - 1 ) * pitch + cme_imin( cme_imax( x, 0 ), w - 1 )];
+}
+
+/* x[i] = the 4 bytes of p from byte i on (little-endian), for i < 4 * nw;
+ * bytes past the end read as 0 */
+__global__ void xplane_kernel( const uint32_t *__restrict__ p, const size_t nw, uint4 *__restrict__ x )
+{
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if( i >= nw )
+        return;
+    const uint32_t lo = p[i], hi = i + 1 < nw ? p[i+1] : 0;
+    x[i] = make_uint4( lo, __funnelshift_r( lo, hi, 8 ), __funnelshift_r( lo, hi, 16 ), __funnelshift_r( lo, hi, 24 ) );
 }
 
 /* ---------------------------------------------------------------- host */
@@ -1249,6 +1299,10 @@ extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream
     const int n3 = mb_count * l->i_parts;
     const int full = l->i_parts == CUDA_ME_NPART;
     cme_launch_t la = *l;
+    /* the 4-byte plane up to CME_XPLANE_RANGE_MAX; its copies need 16-byte
+     * alignment (search_kernel) */
+    if( la.i_range > CME_XPLANE_RANGE_MAX || ((uintptr_t)la.xref & 15) || (la.i_pitch & 3) )
+        la.xref = NULL;
     void *args[] = { &la, &g };
     cudaError_t e = cudaLaunchKernel( v->fn[full], grid, dim3( g.threads ), args, g.smem, stream );
     if( e != cudaSuccess )
@@ -1286,6 +1340,15 @@ extern "C" cudaError_t cme_cuda_pad( uint8_t *plane, int pitch, int w, int h, cu
     const dim3 block( 32, 8 );
     const dim3 grid( (w + 2*CME_PAD + 31) / 32, (h + 2*CME_PAD + 7) / 8 );
     pad_kernel<<<grid, block, 0, stream>>>( plane, pitch, w, h );
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cme_cuda_xplane( const uint8_t *alloc, size_t bytes, uint32_t *x, cudaStream_t stream )
+{
+    if( ((uintptr_t)alloc & 3) || ((uintptr_t)x & 15) || (bytes & 3) || !bytes )
+        return cudaErrorInvalidValue;
+    const size_t nw = bytes / 4;
+    xplane_kernel<<<(unsigned)((nw + 255) / 256), 256, 0, stream>>>( (const uint32_t*)alloc, nw, (uint4*)x );
     return cudaGetLastError();
 }
 

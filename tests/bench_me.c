@@ -9,12 +9,14 @@
  * the vabsdiff4 peak measured on the same GPU.  Timing with CUDA events:
  * 3 warm-up runs, then the median of up to 25 runs.
  *
- *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] | -l
+ *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] [-x] | -l
  *     -q: fewer sizes and runs; -s/-r: one size/range; -v: one variant of
  *     the mainline kernel only (no paper kernels); -t: x264's frame-thread
  *     MV limit (default 0: none); -g: NT threads per block and U runs per
  *     thread instead of the library's choice (cme_cuda_geom_force; a
- *     geometry the keys or shared memory cannot hold fails); -l: list the
+ *     geometry the keys or shared memory cannot hold fails); -x: the
+ *     windows from the reference plane itself, without its 4-byte plane
+ *     (cme_launch_t.xref NULL; the library always makes one); -l: list the
  *     variants and exit.  The default variant of each range is
  *     marked '*'; "with xfers" is timed for it.
  * At the end, one table per frame size: total kernel ms per frame (median)
@@ -291,6 +293,7 @@ int main( int argc, char **argv )
     const char *csv_path = NULL, *only_size = NULL;
     const char *clip = NULL;
     int quick = 0, only_range = 0, only_variant = -1, mv_range_thread = 0, subpel = 0, subpel_parts = CUDA_ME_NPART_8x8;
+    int xplane = 1;
     for( int i = 1; i < argc; i++ )
     {
         if( !strcmp( argv[i], "-o" ) && i + 1 < argc )
@@ -322,6 +325,8 @@ int main( int argc, char **argv )
             }
             cme_cuda_geom_force( nt, u );
         }
+        else if( !strcmp( argv[i], "-x" ) )
+            xplane = 0;   /* windows from the plane itself (cme_launch_t.xref NULL) */
         else if( !strcmp( argv[i], "-S" ) )
             subpel = 1;
         else if( !strcmp( argv[i], "-p" ) && i + 1 < argc )
@@ -331,7 +336,7 @@ int main( int argc, char **argv )
         else
         {
             fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p] [-r range] [-v variant] "
-                     "[-t mv_range_thread] [-g threads,runs] | -l\n"
+                     "[-t mv_range_thread] [-g threads,runs] [-x] | -l\n"
                      "       %s -S [-s SIZE] [-p 9|41] [-c clip.y4m] [-q] [-o file.csv]\n", argv[0], argv[0] );
             return 2;
         }
@@ -453,6 +458,14 @@ int main( int argc, char **argv )
         uint8_t *pc = d_cur + CME_PAD * pitch + CME_PAD, *pr = d_ref + CME_PAD * pitch + CME_PAD;
         CHECK( cudaMemcpy2D( pr, pitch, h_frame, w, w, h, cudaMemcpyHostToDevice ) );
         CHECK( cme_cuda_pad( pr, pitch, w, h, st ) );
+        /* the reference's 4-byte plane, as the library makes it at upload (-x: none) */
+        uint32_t *d_xref = NULL;
+        if( xplane )
+        {
+            CHECK( cudaMalloc( (void**)&d_xref, 4 * plane ) );
+            CHECK( cme_cuda_xplane( d_ref, plane, d_xref, st ) );
+        }
+        const uint32_t *xr = d_xref ? d_xref + (pr - d_ref) : NULL;
         size_t out_bytes = (size_t)mb_w * mb_h * parts * sizeof(cuda_me_result_t);
         cuda_me_result_t *d_out, *h_out, *d_out2;
         int16_t *d_centre2;
@@ -493,7 +506,7 @@ int main( int argc, char **argv )
                 }
                 uint64_t *d_scratch;
                 CHECK( cudaMalloc( (void**)&d_scratch, scratch ) );
-                cme_launch_t l = { .cur = pc, .ref = pr, .i_pitch = pitch, .i_mb_width = mb_w, .i_mb_height = mb_h,
+                cme_launch_t l = { .cur = pc, .ref = pr, .xref = xr, .i_pitch = pitch, .i_mb_width = mb_w, .i_mb_height = mb_h,
                                    .i_range = range, .i_mv_range = mv_range, .i_mv_range_thread = mv_range_thread,
                                    .i_parts = parts, .mv_cost = d_cost,
                                    .centre = NULL, .blk_keys = d_scratch, .out = d_out, .i_variant = paper ? -1 : vi };
@@ -586,6 +599,7 @@ int main( int argc, char **argv )
         }
         cudaFree( d_cur );
         cudaFree( d_ref );
+        cudaFree( d_xref );
         cudaFree( d_out );
         cudaFree( d_out2 );
         cudaFree( d_centre2 );

@@ -179,9 +179,10 @@ static uint8_t *dev_guarded_fetch( const char *what, const char *buf, const uint
 #define CANARY_KEY (0x0101010101010101ull * CANARY_BYTE)
 
 /* The launch of one search on padded device planes (pixel (0,0) at
- * CME_PAD, CME_PAD), its scratch and results after their front canaries;
- * i_out_stride 0: one candidate. */
-static cme_launch_t launch_of( uint8_t *d_cur, uint8_t *d_ref, int pitch, int mb_w, int mb_h, int range, int mv_range,
+ * CME_PAD, CME_PAD), with the reference's 4-byte plane d_xref (made from
+ * its whole allocation: cme_cuda_xplane) or without (NULL), its scratch
+ * and results after their front canaries; i_out_stride 0: one candidate. */
+static cme_launch_t launch_of( uint8_t *d_cur, uint8_t *d_ref, const uint32_t *d_xref, int pitch, int mb_w, int mb_h, int range, int mv_range,
                                int mv_range_thread, int parts, const uint16_t *d_cost, const int16_t *d_centre,
                                uint8_t *d_scratch, uint8_t *d_out, int variant )
 {
@@ -189,6 +190,7 @@ static cme_launch_t launch_of( uint8_t *d_cur, uint8_t *d_ref, int pitch, int mb
     memset( &l, 0, sizeof(l) );
     l.cur = d_cur + CME_PAD * pitch + CME_PAD;
     l.ref = d_ref + CME_PAD * pitch + CME_PAD;
+    l.xref = d_xref ? d_xref + CME_PAD * pitch + CME_PAD : NULL;
     l.i_pitch = pitch;
     l.i_mb_width = mb_w;
     l.i_mb_height = mb_h;
@@ -204,7 +206,19 @@ static cme_launch_t launch_of( uint8_t *d_cur, uint8_t *d_ref, int pitch, int mb
     return l;
 }
 
-/* One search through the kernel launchers, every output between canaries;
+/* The reference's 4-byte plane, made as the library makes it at upload. */
+static uint32_t *xplane_of( const uint8_t *d_ref, size_t plane )
+{
+    uint32_t *d_xref;
+    CU( cudaMalloc( (void**)&d_xref, 4 * plane ) );
+    CU( cme_cuda_xplane( d_ref, plane, d_xref, 0 ) );
+    return d_xref;
+}
+
+/* One search through the kernel launchers, with the reference's 4-byte
+ * plane as the library launches them (used up to CME_XPLANE_RANGE_MAX:
+ * the cases' wider ranges test the kernels' loads from the plane itself),
+ * every output between canaries;
  * after the call: nothing written outside them, every result written, and
  * (mainline kernels) the scratch keys written as [macroblock][block]
  * [partition], with no gap, or none at all where a macroblock is one block. */
@@ -240,8 +254,9 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
         CU( cudaMemcpy( d_centre, centre, (size_t)mb_w * mb_h * 4, cudaMemcpyHostToDevice ) );
     }
 
-    const cme_launch_t l = launch_of( d_cur, d_ref, pitch, mb_w, mb_h, range, mv_range, mv_range_thread, parts, d_cost,
-                                      d_centre, d_scratch, d_out, variant );
+    uint32_t *d_xref = xplane_of( d_ref, plane );
+    const cme_launch_t l = launch_of( d_cur, d_ref, d_xref, pitch, mb_w, mb_h, range, mv_range, mv_range_thread, parts,
+                                      d_cost, d_centre, d_scratch, d_out, variant );
     CU( paper ? cme_cuda_search_paper( &l, 0, NULL ) : cme_cuda_search( &l, 0 ) );
     CU( cudaDeviceSynchronize() );
 
@@ -279,6 +294,7 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
     free( h_scratch );
     cudaFree( d_cur );
     cudaFree( d_ref );
+    cudaFree( d_xref );
     cudaFree( d_out );
     cudaFree( d_scratch );
     cudaFree( d_cost );
@@ -413,6 +429,7 @@ START_TEST( test_kernels_pass2 )
     CU( cudaMalloc( (void**)&d_ref, plane ) );
     CU( cudaMemcpy2D( d_cur, pitch, cur.buf, cur.stride, cur.w + 2*CME_PAD, cur.h + 2*CME_PAD, cudaMemcpyHostToDevice ) );
     CU( cudaMemcpy2D( d_ref, pitch, ref.buf, ref.stride, ref.w + 2*CME_PAD, ref.h + 2*CME_PAD, cudaMemcpyHostToDevice ) );
+    uint32_t *d_xref = xplane_of( d_ref, plane );
     if( mvc )
     {
         CU( cudaMalloc( (void**)&d_cost, (4*c->range + 1) * sizeof(uint16_t) ) );
@@ -435,7 +452,7 @@ START_TEST( test_kernels_pass2 )
         uint8_t *d_out = dev_guarded_alloc( n );
         uint8_t *d_scratch = dev_guarded_alloc( scratch );
         uint8_t *d_centre2 = dev_guarded_alloc( (size_t)mb_count * 4 );
-        cme_launch_t l = launch_of( d_cur, d_ref, pitch, mb_w, mb_h, c->range, c->mv_range, c->thread, np, d_cost,
+        cme_launch_t l = launch_of( d_cur, d_ref, d_xref, pitch, mb_w, mb_h, c->range, c->mv_range, c->thread, np, d_cost,
                                     d_centre, d_scratch, d_out, -1 );
         l.i_out_stride = 2 * np;
         CU( cme_cuda_search( &l, 0 ) );
@@ -462,6 +479,7 @@ START_TEST( test_kernels_pass2 )
     }
     cudaFree( d_cur );
     cudaFree( d_ref );
+    cudaFree( d_xref );
     cudaFree( d_cost );
     cudaFree( d_centre );
     free( centre );

@@ -821,7 +821,8 @@ static const struct
     { CUDA_ME_BACKEND_C, "launch:1", AT_GET( 1 ),    CUDA_ME_EDEVICE }, /* the first search */
     { CUDA_ME_BACKEND_C, "launch:3", AT_GET( 3 ),    CUDA_ME_EDEVICE }, /* a search in a recycled job */
     /* CUDA backend (needs a device): open and the allocations of put and
-     * submit are synchronous; uploads (a copy, then the pad kernel: a launch)
+     * submit are synchronous; uploads (a copy, then the pad kernel and, at
+     * this range, the 4-byte plane's: two launches, cuda.c b_xplane)
      * and searches (a launch, then the results' copy) run on the backend's
      * thread in the order queued, so their fault may show at any call from
      * `at` on, and must by the next get().  Counts from cuda.c: open makes
@@ -837,11 +838,13 @@ static const struct
     { CUDA_ME_BACKEND_CUDA, "alloc:16", AT_SUBMIT( 1 ), CUDA_ME_ENOMEM },  /* the first job's results */
     { CUDA_ME_BACKEND_CUDA, "copy:2",   AT_PUT( 0 ),    CUDA_ME_EDEVICE }, /* frame 0's upload */
     { CUDA_ME_BACKEND_CUDA, "launch:1", AT_PUT( 0 ),    CUDA_ME_EDEVICE }, /* frame 0's pad kernel */
+    { CUDA_ME_BACKEND_CUDA, "launch:2", AT_PUT( 0 ),    CUDA_ME_EDEVICE }, /* frame 0's 4-byte plane */
     { CUDA_ME_BACKEND_CUDA, "copy:3",   AT_PUT( 1 ),    CUDA_ME_EDEVICE }, /* frame 1's upload */
-    { CUDA_ME_BACKEND_CUDA, "launch:3", AT_SUBMIT( 1 ), CUDA_ME_EDEVICE }, /* the first search */
+    { CUDA_ME_BACKEND_CUDA, "launch:5", AT_SUBMIT( 1 ), CUDA_ME_EDEVICE }, /* the first search */
     { CUDA_ME_BACKEND_CUDA, "copy:4",   AT_SUBMIT( 1 ), CUDA_ME_EDEVICE }, /* its results' download */
-    { CUDA_ME_BACKEND_CUDA, "launch:6", AT_PUT( 3 ),    CUDA_ME_EDEVICE }, /* the pad of a recycled frame */
-    { CUDA_ME_BACKEND_CUDA, "launch:7", AT_SUBMIT( 3 ), CUDA_ME_EDEVICE }, /* a search in a recycled job */
+    { CUDA_ME_BACKEND_CUDA, "launch:9", AT_PUT( 3 ),    CUDA_ME_EDEVICE }, /* the pad of a recycled frame */
+    { CUDA_ME_BACKEND_CUDA, "launch:10", AT_PUT( 3 ),   CUDA_ME_EDEVICE }, /* its 4-byte plane */
+    { CUDA_ME_BACKEND_CUDA, "launch:11", AT_SUBMIT( 3 ), CUDA_ME_EDEVICE }, /* a search in a recycled job */
 };
 
 typedef struct
