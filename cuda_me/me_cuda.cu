@@ -146,6 +146,11 @@ static __host__ __device__ __forceinline__ int row_words( int wx )
  * with (call 3) tables: +-8 v15 0.0470 -> 0.0490 ms, +-16 v12 0.0929 ->
  * 0.0973, +-32 v15 0.2815 -> 0.2780). */
 #define KEY_TABLES( s ) ((s) >= 80)
+/* Variants that can copy the window from the 4-byte plane (cme_launch_t.xref,
+ * launches up to CME_XPLANE_RANGE_MAX): all but those of the wide windows
+ * (the key tables'), whose code stays as it was without the branch (with it
+ * +-48/64 ran 0.5-0.8% slower without using it: validation24, call 3). */
+#define XPLANE( s ) (!KEY_TABLES( s ))
 /* after the window (search_geom_t.keytab): the key tables of step 1a',
  * search_geom_t.keyrows words for the rows of the block's runs, then one
  * word per window column (sized per launch: with a fixed 2 KB, +-64 at
@@ -571,7 +576,7 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
     const int nq = row_words( wx ) / 4, rowlen = S ? S : 4 * nq;
 
     /* Step 1a: the macroblock and the window, once per block. */
-    if( a.xref )
+    if( XPLANE( S ) && a.xref )
     {
         /* from the reference's 4-byte plane (cme_cuda_xplane()):
          * its words are s_win's as they are, so a row is nq copies of 16
