@@ -550,10 +550,11 @@ static int cu_init( cuda_me_t *h )
     const int w = h->param.i_width, hgt = h->param.i_height;
     g->i_pitch = (w + 2*CME_PAD + 127) & ~127;
     g->frame_bytes = (size_t)g->i_pitch * (hgt + 2*CME_PAD);
-    /* the 4-byte planes where a search (pass 1, or pass 2 of two
-     * candidates) copies its windows from them (kernels.h) */
-    g->b_xplane = h->param.i_range <= CME_XPLANE_RANGE_MAX ||
-                  (h->i_cands == 2 && cme_pass2_range( h->param.i_range ) <= CME_XPLANE_RANGE_MAX);
+    /* the 4-byte planes where the search copies its windows from them
+     * (kernels.h): 4 bytes a pixel for -3.4% at +-16 and -10% at +-8.  Not
+     * for pass 2 of two candidates alone (+-16 from range 28 on): -0.7% of
+     * the pair's time at +-32, nothing at +-64 (validation24, call 4) */
+    g->b_xplane = h->param.i_range <= CME_XPLANE_RANGE_MAX;
     /* enough for pass 1, and for pass 2 (two candidates: cme_pass2_range(),
      * the same scratch after pass 1 on the same stream) */
     g->scratch_bytes = scratch_size( h, h->param.i_range );

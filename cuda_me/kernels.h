@@ -50,10 +50,10 @@ cudaError_t cme_cuda_xplane( const uint8_t *alloc, size_t bytes, uint32_t *x, cu
 
 /* The widest range whose searches take their windows from the 4-byte plane
  * when the launch has one; wider windows load from ref itself.  H200,
- * 1080p, default variants (session 24, call 3): +-8 -7%, +-16 -3.7%
- * kernel time with it, but +-32 +1.1%, +-64 +1.9%, +-128 +1.5% (their
- * blocks compute long enough to hide the old loads, and the 4-byte plane
- * is 4 times the bytes from L2). */
+ * 1080p, default variants, kernel time with it against without: +-8 -10%,
+ * +-16 -3.4% (validation24, call 4), but +-32 +1.1%, +-64 +1.9%, +-128
+ * +1.5% (call 3: their blocks compute long enough to hide the old loads,
+ * and the 4-byte plane is 4 times the bytes from L2). */
 #define CME_XPLANE_RANGE_MAX 16
 
 /* Scratch bytes one launch with these dimensions needs. */
