@@ -12,6 +12,12 @@
 #   X264_GPU_ME_MVC=2 / 1 (x264 prices only 2 / 1 of its predictors beside
 #   the GPU's vectors: developer experiment 0008), P-only sub-pel pruning
 #   (X264_GPU_ME_SUBPEL_SITES=3, --gpu-me-subpel 20) and both.
+# The macro (in me_cuda.cu at 22616cb, step 1a; bench_e1/e2 were
+# me_cuda.cu compiled for sm_90 with -DCME_EXP_WINDOW=1/2 and linked into
+# bench_me; never committed):
+#   CME_EXP_WINDOW == 1: lo[m] = (uint32_t)(uintptr_t)src; hi[m] = lo[m] ^ 0x5a5a5a5a
+#                        in place of the two __ldg()s of a quad's group
+#   CME_EXP_WINDOW == 2: n = 0 (the quad loop does not run)
 set -u
 tar xJf build/carry24/c1.tar.xz
 export CUDA_ME_COMMIT=$(cat build/carry24/commit)
