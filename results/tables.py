@@ -258,7 +258,8 @@ def table1_md(rows, many, bench_heads):
 # ---------------------------------------------------------------- Table 2
 
 T2_FIELDS = ['clip', 'res', 'preset', 'threads', 'config', 'frames_rd', 'frames_fps', 'qps', 'repeats', 'fps', 'fps_min', 'fps_max',
-             'wall_s', 'fps_vs_stock', 'fps_vs_mvt64', 'wall_vs_stock_paired', 'wall_vs_stock_paired_min',
+             'wall_s', 'fps_vs_stock', 'fps_vs_mvt64', 'fps_vs_mvt64_paired', 'fps_vs_mvt64_paired_min',
+             'fps_vs_mvt64_paired_max', 'wall_vs_stock_paired', 'wall_vs_stock_paired_min',
              'wall_vs_stock_paired_max', 'bd_psnr_vs_stock', 'bd_psnr_vs_mvt64', 'bd_ssim_vs_mvt64',
              'kbps_speed_qp', 'psnr_speed_qp', 'gpu_wait_pct', 'me_int_ms_frame', 'cores_busy', 'deterministic', 'anchor_mvt64',
              'missing'] + META + ['commands']
@@ -338,6 +339,11 @@ def table2(outdir, files=()):
         # wall over the configuration's: >1 is faster
         swall = {(r['qp'], r['repeat']): num(r['wall_s']) for r in speed.get('stock', []) if num(r.get('wall_s'))}
         fmvt = fps.get('stock_mvt64') or (fstock if key[3] == '1' else None)
+        # fps against the anchor's in the same repeat (its run and the
+        # configuration's a few encodes apart: the machine's drifts over a
+        # table, 20% between two calls on the H200 (validation24), cancel)
+        smvt = {(r['qp'], r['repeat']): num(r['fps'])
+                for r in speed.get('stock_mvt64') or (speed.get('stock', []) if key[3] == '1' else [])}
         for c in sorted(cfgs, key=lambda c: ORDER.index(c) if c in ORDER else 99):
             rs, sp = okc[c], speed[c]
             x = {'clip': key[0], 'res': key[1], 'preset': key[2], 'threads': key[3], 'config': c,
@@ -354,6 +360,10 @@ def table2(outdir, files=()):
                  'anchor_mvt64': anchor_name if mvt else ''}
             paired = [div(swall[(r['qp'], r['repeat'])], num(r['wall_s'])) for r in sp
                       if (r['qp'], r['repeat']) in swall and num(r.get('wall_s'))]
+            pf = [div(num(r['fps']), smvt[(r['qp'], r['repeat'])]) for r in sp if smvt.get((r['qp'], r['repeat']))]
+            x['fps_vs_mvt64_paired'] = median(pf) if pf else None
+            x['fps_vs_mvt64_paired_min'] = min(pf, default=None)
+            x['fps_vs_mvt64_paired_max'] = max(pf, default=None)
             x['wall_vs_stock_paired'] = median(paired) if paired else None
             x['wall_vs_stock_paired_min'] = min(paired, default=None)
             x['wall_vs_stock_paired_max'] = max(paired, default=None)
@@ -386,7 +396,8 @@ def table2_md(rows, runs):
     out = ['## Table 2: whole encoder, fps and BD-rate (PSNR-Y)\n',
            'Per clip, preset and thread count; BD-rate over QPs %s (negative: fewer bits at equal PSNR-Y); '
            'fps: x264\'s own figure at the speed QP, median of the repeats (min-max), each repeat running '
-           'every configuration once; wall: seconds per encode, process start (and CUDA start-up) included; '
+           'every configuration once; fps vs mvt64, paired: per repeat the configuration\'s fps over the '
+           'anchor\'s in the same repeat, median (min-max); wall: seconds per encode, process start (and CUDA start-up) included; '
            'cores busy: CPU seconds (user + system) over wall seconds of the speed runs, median. '
            'Anchors: stock x264, and stock `--mvrange-thread 64` (the same vertical MV range between frame '
            'threads as the GPU search; at 1 thread the option does nothing and the anchor is stock).\n'
@@ -400,8 +411,8 @@ def table2_md(rows, runs):
             out.append('Speed runs several at a time, each pinned to its own CPU (`taskset -c`, CPUs %s): '
                        'the configurations of a row ran side by side, under the same load.\n'
                        % ', '.join(sorted(pinned, key=int)))
-        out.append('| clip | preset | config | frames RD / fps | fps (min-max) | wall s | fps vs stock | fps vs mvt64 | wall vs stock, paired (min-max) | BD vs stock | BD vs mvt64 | BD-SSIM vs mvt64 | GPU wait (speed runs) | x264 int. ME ms/frame | cores busy |')
-        out.append('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+        out.append('| clip | preset | config | frames RD / fps | fps (min-max) | wall s | fps vs stock | fps vs mvt64 | fps vs mvt64, paired (min-max) | wall vs stock, paired (min-max) | BD vs stock | BD vs mvt64 | BD-SSIM vs mvt64 | GPU wait (speed runs) | x264 int. ME ms/frame | cores busy |')
+        out.append('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
         for r in rows:
             if r['threads'] != threads:
                 continue
@@ -410,14 +421,19 @@ def table2_md(rows, runs):
             if r['wall_vs_stock_paired'] is not None and r['config'] != 'stock':
                 pw = '%.3fx (%.3f-%.3f)' % (r['wall_vs_stock_paired'], r['wall_vs_stock_paired_min'],
                                             r['wall_vs_stock_paired_max'])
-            out.append('| %s | %s | %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            pf = ratio(r['fps_vs_mvt64_paired'])
+            if r['fps_vs_mvt64_paired'] is not None and r['config'] != 'stock_mvt64':
+                pf = '%.3fx (%.3f-%.3f)' % (r['fps_vs_mvt64_paired'], r['fps_vs_mvt64_paired_min'],
+                                            r['fps_vs_mvt64_paired_max'])
+            out.append('| %s | %s | %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
                 r['clip'], r['preset'], NAMES.get(r['config'], r['config']), '%s / %s' % (r['frames_rd'], r['frames_fps']),
                 fmt(r['fps']), rng,
-                fmt(r['wall_s']), ratio(r['fps_vs_stock']), ratio(r['fps_vs_mvt64']), pw, pct(r['bd_psnr_vs_stock']),
+                fmt(r['wall_s']), ratio(r['fps_vs_stock']), ratio(r['fps_vs_mvt64']), pf, pw, pct(r['bd_psnr_vs_stock']),
                 pct(r['bd_psnr_vs_mvt64']), pct(r['bd_ssim_vs_mvt64']),
                 '-' if r['gpu_wait_pct'] is None else '%.2f%%' % r['gpu_wait_pct'], fmt(r['me_int_ms_frame']),
                 '-' if r['cores_busy'] is None else '%.1f' % r['cores_busy']))
-    out.append('\n### Summary: against stock `--mvrange-thread 64` (1 thread: stock), BD-rate at fps ratio\n')
+    out.append('\n### Summary: against stock `--mvrange-thread 64` (1 thread: stock), BD-rate at fps ratio '
+               '(of the medians; paired: the median of the repeats\' ratios)\n')
     keys = sorted({(r['clip'], r['res'], r['preset']) for r in rows},
                   key=lambda k: sort_key((k[0], k[1], k[2], '0')))
     ths = sorted({r['threads'] for r in rows}, key=lambda t: -int(t))
@@ -431,7 +447,8 @@ def table2_md(rows, runs):
         for t in ths:
             for c in cfg:
                 r = [r for r in rows if (r['clip'], r['res'], r['preset'], r['threads'], r['config']) == k + (t, c)]
-                cells.append('%s at %s' % (pct(r[0]['bd_psnr_vs_mvt64']), ratio(r[0]['fps_vs_mvt64'])) if r else '')
+                paired = ' (paired %s)' % ratio(r[0]['fps_vs_mvt64_paired']) if r and r[0]['fps_vs_mvt64_paired'] else ''
+                cells.append('%s at %s%s' % (pct(r[0]['bd_psnr_vs_mvt64']), ratio(r[0]['fps_vs_mvt64']), paired) if r else '')
         out.append('| %s | %s | %s |' % (k[0], k[2], ' | '.join(cells)))
     notes = ['']
     if any(r['kind'] == 'speed' for r in runs):
