@@ -6,9 +6,10 @@
  * for copies and launches; the worker does, in order:
  *   upload: the caller's luma plane is copied into one of CME_STAGES pinned
  *           staging buffers, then to a device frame on the upload stream,
- *           padded, and its 4-byte plane made (the search copies its
- *           windows from it: kernels.h); an event marks the frame uploaded.  The caller's plane
- *           must stay valid until done() or flush(), which wait for this copy.
+ *           padded, and at ranges up to CME_XPLANE_RANGE_MAX its 4-byte
+ *           plane made (the search copies its windows from it: kernels.h);
+ *           an event marks the frame uploaded.  The caller's plane must
+ *           stay valid until done() or flush(), which wait for this copy.
  *   search: on the next of CME_STREAMS job streams: wait for both frames'
  *           events, search (kernels 1+2 and 3), copy the results into the
  *           job's pinned buffer, record an event.  With i_subme, between
@@ -128,7 +129,7 @@ typedef struct cme_cuda_frame_t
     uint8_t *d_alloc;
     uint8_t *d_plane;             /* pixel (0,0) */
     uint8_t *d_hpel[3];           /* i_subme: H, V, C at (0,0), one pitch (CME_HPEL_PAD == CME_PAD) */
-    uint32_t *d_xplane;           /* its 4-byte plane at (0,0) (kernels.h, cme_cuda_xplane): the search's window */
+    uint32_t *d_xplane;           /* b_xplane: its 4-byte plane at (0,0) (kernels.h, cme_cuda_xplane), else NULL */
     cudaEvent_t uploaded;
     const uint8_t *src;           /* the caller's plane, until copied */
     intptr_t i_src_stride;

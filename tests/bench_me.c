@@ -16,7 +16,8 @@
  *     thread instead of the library's choice (cme_cuda_geom_force; a
  *     geometry the keys or shared memory cannot hold fails); -x: the
  *     windows from the reference plane itself, without its 4-byte plane
- *     (cme_launch_t.xref NULL; the library always makes one); -l: list the
+ *     (cme_launch_t.xref NULL; the library makes one where its range is
+ *     up to CME_XPLANE_RANGE_MAX, and wider searches never use it); -l: list the
  *     variants and exit.  The default variant of each range is
  *     marked '*'; "with xfers" is timed for it.
  * At the end, one table per frame size: total kernel ms per frame (median)
