@@ -1214,6 +1214,50 @@ static const variant_t *launch_variant( const cme_launch_t *l, search_geom_t *g 
     return v;
 }
 
+/* launch_variant(), remembered per thread for the last GEOM_MEMO launches'
+ * parameters: search_geom() takes 1.3-2.5 us of host time per launch
+ * (window_sizes() over the frame's columns and rows, then the geometry
+ * search; 1080p, this development machine), spent between the caller's
+ * last event and the kernel's launch, where an idle GPU waits for it
+ * (bench_me's total; 2 launches per job with two candidates).  The result
+ * depends only on the key's fields (and cme_cuda_geom_force()'s). */
+#define GEOM_MEMO 4
+typedef struct geom_memo_t
+{
+    int key[9];
+    const variant_t *v;
+    search_geom_t g;
+} geom_memo_t;
+
+static int geom_equal( const search_geom_t *a, const search_geom_t *b )
+{
+    return a->threads == b->threads && a->runs_per_thread == b->runs_per_thread && a->nb == b->nb &&
+           a->smem == b->smem && a->key_scale == b->key_scale && a->one == b->one && a->keytab == b->keytab &&
+           a->keyrows == b->keyrows;
+}
+
+static const variant_t *launch_variant_memo( const cme_launch_t *l, search_geom_t *g )
+{
+    static thread_local geom_memo_t memo[GEOM_MEMO];
+    static thread_local int n, next;
+    const int key[9] = { l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread,
+                         l->i_parts, l->i_variant, force_nt, force_u };
+    for( int i = 0; i < n; i++ )
+        if( !memcmp( memo[i].key, key, sizeof(key) ) )
+        {
+            *g = memo[i].g;
+            return memo[i].v;
+        }
+    const variant_t *v = launch_variant( l, g );
+    geom_memo_t *m = &memo[next];
+    memcpy( m->key, key, sizeof(key) );
+    m->v = v;
+    m->g = *g;
+    next = (next + 1) % GEOM_MEMO;
+    n = n < GEOM_MEMO ? n + 1 : n;
+    return v;
+}
+
 /* Every block of a launch against its geometry, as search_kernel computes
  * them (every window size of the frame's macroblock columns and rows): the
  * rows it loads within the window's shared memory, its key tables' rows
@@ -1279,6 +1323,51 @@ extern "C" int cme_cuda_selftest_geom( void )
                         const int want = vi < 0 && si == 0 && li == 0 ? cme_cuda_variant_default( range ) : -1;
                         bad += check_launch_geom( &l, want );
                     }
+    /* launch_variant_memo(): each of its key's fields told apart.  Launches
+     * A and B that differ in one field only (each pair with two geometries,
+     * else the check could not fail; the frame-thread limit changes the
+     * geometry only in frames a few rows tall), alternated: every answer,
+     * remembered or computed, is launch_variant()'s.  Omitting any one
+     * field from the key fails this (checked when it was written). */
+    for( int f = 0; f < 8; f++ )
+    {
+        cme_launch_t a;
+        memset( &a, 0, sizeof(a) );
+        a.i_mb_width = 120;
+        a.i_mb_height = f == 4 ? 2 : 68;
+        a.i_range = f == 4 ? 32 : 48;
+        a.i_mv_range = 512;
+        a.i_parts = CUDA_ME_NPART;
+        a.i_variant = -1;
+        cme_launch_t b = a;
+        switch( f )
+        {
+            case 0: b.i_mb_width = 3; break;
+            case 1: b.i_mb_height = 2; break;
+            case 2: b.i_range = 16; break;
+            case 3: b.i_mv_range = 32; break;
+            case 4: b.i_mv_range_thread = 8; break;
+            case 5: b.i_parts = CUDA_ME_NPART_8x8; break;
+            case 6: b.i_variant = 9; break;
+            default: break;   /* 7: a forced geometry */
+        }
+        search_geom_t ga, gb, g;
+        const variant_t *va = launch_variant( &a, &ga );
+        if( f == 7 )
+            cme_cuda_geom_force( 64, 1 );
+        const variant_t *vb = launch_variant( &b, &gb );
+        bad += va == vb && geom_equal( &ga, &gb );   /* B must differ */
+        for( int k = 0; k < 3; k++ )
+        {
+            bad += launch_variant_memo( &b, &g ) != vb || !geom_equal( &g, &gb );
+            if( f == 7 )
+                cme_cuda_geom_force( 0, 0 );
+            bad += launch_variant_memo( &a, &g ) != va || !geom_equal( &g, &ga );
+            if( f == 7 )
+                cme_cuda_geom_force( 64, 1 );
+        }
+        cme_cuda_geom_force( 0, 0 );
+    }
     return bad;
 }
 
@@ -1296,7 +1385,7 @@ extern "C" cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stre
 extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks )
 {
     search_geom_t g;
-    const variant_t *v = launch_variant( l, &g );
+    const variant_t *v = launch_variant_memo( l, &g );
     if( !v || !g.nb )
         return cudaErrorInvalidValue;
     const int mb_count = l->i_mb_width * l->i_mb_height;
