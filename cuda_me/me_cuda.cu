@@ -1215,7 +1215,7 @@ static const variant_t *launch_variant( const cme_launch_t *l, search_geom_t *g 
 }
 
 /* launch_variant(), remembered per thread for the last GEOM_MEMO launches'
- * parameters: search_geom() takes 1.3-2.5 us of host time per launch
+ * parameters: search_geom() takes 1.2-2.5 us of host time per launch
  * (window_sizes() over the frame's columns and rows, then the geometry
  * search; 1080p, this development machine), spent between the caller's
  * last event and the kernel's launch, where an idle GPU waits for it
