@@ -180,8 +180,8 @@ static uint8_t *dev_guarded_fetch( const char *what, const char *buf, const uint
 
 /* The launch of one search on padded device planes (pixel (0,0) at
  * CME_PAD, CME_PAD), with the reference's 4-byte plane d_xref (made from
- * its whole allocation: cme_cuda_xplane) or without (NULL), its scratch
- * and results after their front canaries; i_out_stride 0: one candidate. */
+ * its whole allocation: xplane_of()), its scratch and results after their
+ * front canaries; i_out_stride 0: one candidate. */
 static cme_launch_t launch_of( uint8_t *d_cur, uint8_t *d_ref, const uint32_t *d_xref, int pitch, int mb_w, int mb_h, int range, int mv_range,
                                int mv_range_thread, int parts, const uint16_t *d_cost, const int16_t *d_centre,
                                uint8_t *d_scratch, uint8_t *d_out, int variant )
@@ -190,7 +190,7 @@ static cme_launch_t launch_of( uint8_t *d_cur, uint8_t *d_ref, const uint32_t *d
     memset( &l, 0, sizeof(l) );
     l.cur = d_cur + CME_PAD * pitch + CME_PAD;
     l.ref = d_ref + CME_PAD * pitch + CME_PAD;
-    l.xref = d_xref ? d_xref + CME_PAD * pitch + CME_PAD : NULL;
+    l.xref = d_xref + CME_PAD * pitch + CME_PAD;
     l.i_pitch = pitch;
     l.i_mb_width = mb_w;
     l.i_mb_height = mb_h;
