@@ -293,16 +293,21 @@ EOF
         fail "expected 1 candidate at range 16 and 2 at 28"; grep -h "gpu-me: C" "$W/range16.log" "$W/threads4.log"
     fi
     # --gpu-me-subpel N (patches/0020): the GPU's quarter-pel costs skip
-    # x264's search of references in the 8x8 loops (P and B, with mixed
-    # references); 0 and bad values leave the encode as it was.  auto, the
-    # default (0021, 0027): 20 at --ref 5 or more with --me dia/hex/umh, else 0
+    # x264's search of references in its loops over them, with mixed
+    # references: the 8x8 ones (P and B) from --ref 5, the P 16x16 and 8x8
+    # ones below (0029); 0 and bad values leave the encode as it was.  auto,
+    # the default (0021, 0027, 0029): 20 at --ref 3 or more with --me
+    # dia/hex/umh, else 0
     SP="foreman_cif.y4m $C --threads 2 --merange 28 --ref 4 --bframes 3"
     SP5="foreman_cif.y4m $C --threads 2 --merange 28 --ref 5 --bframes 3 --frames 12"
     # shellcheck disable=SC2086
     {
     check subpel30 $SP --gpu-me-subpel 30 --gpu-me-stats
     check subpelnone $SP
+    check subpel20 $SP --gpu-me-subpel 20
     check subpel0 $SP --gpu-me-subpel 0
+    check subpelauto2 $SP --ref 2
+    check subpel0r2 $SP --ref 2 --gpu-me-subpel 0
     check subpelbad $SP --gpu-me-subpel -5
     check subpelauto5 $SP5
     check subpel20r5 $SP5 --gpu-me-subpel 20
@@ -311,17 +316,21 @@ EOF
     check subpelesa $SP5 --me esa --frames 6
     check subpelesa0 $SP5 --me esa --frames 6 --gpu-me-subpel 0
     }
-    same subpel0 subpelnone "--gpu-me-subpel auto, the default, is 0 at --ref 4"
+    same subpel20 subpelnone "--gpu-me-subpel auto, the default, is 20 at --ref 4 (0029)"
+    same subpel0r2 subpelauto2 "--gpu-me-subpel auto, the default, is 0 at --ref 2"
     same subpelauto5 subpel20r5 "--gpu-me-subpel auto, the default, is 20 at --ref 5"
     same subpelauto9 subpel20r9 "--gpu-me-subpel auto is 20 at --ref 9 (0027)"
     same subpelesa subpelesa0 "--gpu-me-subpel auto is 0 with --me esa (an exhaustive search asked for)"
     if grep -q "C reference; .*, sub-pel (subme 7) skipping 8x8 references 20% above the best (auto)" "$W/subpelauto5.log" &&
        grep -q "C reference; .*, sub-pel (subme 7) skipping 8x8 references 20% above the best (auto)" "$W/subpelauto9.log" &&
-       ! grep -q "above the best (auto)" "$W/subpel20r5.log" "$W/subpel20r9.log" && ! grep -q "sub-pel (subme" "$W/subpelnone.log"; then
-        pass "--gpu-me-subpel auto: the info line says when it chose"
+       grep -q "C reference; .*, sub-pel (subme 7) skipping P 16x16 and 8x8 references 20% above the best (auto)" "$W/subpelnone.log" &&
+       grep -q "C reference; .*, sub-pel (subme 7) skipping P 16x16 and 8x8 references 20% above the best$" "$W/subpel20.log" &&
+       ! grep -q "above the best (auto)" "$W/subpel20r5.log" "$W/subpel20r9.log" &&
+       ! grep -q "sub-pel (subme" "$W/subpel0.log" "$W/subpelauto2.log"; then
+        pass "--gpu-me-subpel auto: the info line names the loops and says when it chose"
     else
-        fail "--gpu-me-subpel auto: expected (auto) in the info line at --ref 5 and 9, not where asked, no sub-pel at --ref 4"
-        grep -h "gpu-me: C" "$W"/subpel20r5.log "$W"/subpelauto*.log
+        fail "--gpu-me-subpel auto: expected (auto) in the info line at --ref 4 (P 16x16 and 8x8), 5 and 9 (8x8), not where asked, no sub-pel at --ref 2"
+        grep -h "gpu-me: C" "$W"/subpel20*.log "$W"/subpelnone.log "$W"/subpelauto*.log
     fi
     # shellcheck disable=SC2086
     {
@@ -334,21 +343,21 @@ EOF
     else
         fail "--gpu-me-subpel with --ref 1: no warning"; grep -h "gpu-me" "$W/subpelref1.log"
     fi
-    # refused OPTION CASE: CASE, encoded with --OPTION -5, is subpelnone's
-    # encode, and x264 said why
+    # refused OPTION CASE OFF: CASE, encoded with --OPTION -5, is OFF's
+    # encode (the option off), and x264 said why
     refused() {
-        same "$2" subpelnone "--$1 -5 is refused (off)"
+        same "$2" "$3" "--$1 -5 is refused (off)"
         if grep -q "gpu-me: --$1 -5 out of auto, 0..1000, using 0 (off)" "$W/$2.log"; then
             pass "--$1 -5: the warning says so"
         else
             fail "--$1 -5: no warning"; grep -h "gpu-me" "$W/$2.log"
         fi
     }
-    refused gpu-me-subpel subpelbad
+    refused gpu-me-subpel subpelbad subpel0
     skip="$(sed -n 's/.*reference searches skipped \([0-9]*\) of \([0-9]*\) .*/\1 \2/p' "$W/subpel30.log")"
-    if grep -q "C reference; .*, sub-pel (subme 7) skipping 8x8 references 30% above the best" "$W/subpel30.log" &&
+    if grep -q "C reference; .*, sub-pel (subme 7) skipping P 16x16 and 8x8 references 30% above the best" "$W/subpel30.log" &&
        [ -n "$skip" ] && [ "${skip%% *}" -gt 0 ] && [ "${skip%% *}" -lt "${skip##* }" ] &&
-       ! cmp -s "$W/subpel30.264" "$W/subpelnone.264"; then
+       ! cmp -s "$W/subpel30.264" "$W/subpel0.264"; then
         pass "--gpu-me-subpel 30 skips ${skip%% *} of ${skip##* } reference searches it could, says so, and changes the encode"
     else
         fail "--gpu-me-subpel 30: expected the info line, some searches skipped and another encode"
@@ -372,7 +381,7 @@ EOF
     check splitbad $SP --gpu-me-split -5
     }
     same split0 subpelnone "--gpu-me-split auto, the default, is 0 on CIF"
-    refused gpu-me-split splitbad
+    refused gpu-me-split splitbad subpelnone
     sp="$(sed -n 's/.*8x8 analyses skipped (the GPU.s four 8x8s over 10% above 16x16): P \([0-9]*\) of \([0-9]*\) (.*), B \([0-9]*\) of \([0-9]*\) .*/\1 \2 \3 \4/p' "$W/split10.log")"
     read -r s1 s2 s3 s4 <<< "$sp"
     if grep -q "C reference; .*, 8x8 analyses skipped where the GPU puts them 10% above 16x16$" "$W/split10.log" &&

@@ -143,7 +143,7 @@ options() {
         pass "options: $what reach x264 (SEI: $sei)"
     fi
 }
-options opts 'range 24 as asked, .* cand mode, .*skipping 8x8 references 20% above' 'gpu_me=cand:24 gpu_me_subpel=20' \
+options opts 'range 24 as asked, .* cand mode, .*skipping P 16x16 and 8x8 references 20% above' 'gpu_me=cand:24 gpu_me_subpel=20' \
     "gpu-me, -backend, -mode, -range, -device, -stats, -subpel" \
     -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-mode=cand:gpu-me-range=24:gpu-me-device=0:gpu-me-stats=0:gpu-me-subpel=20
 # the later ones at veryslow, where --gpu-me-fallback hex applies (--me umh)
