@@ -1,7 +1,7 @@
 #!/bin/bash
 # results/mvc_cpu.sh [WORKDIR]: issue 12, medium's frame work
-# (patches/experiments/0008, X264_GPU_ME_MVC=K, built by ./build.sh
-# experiment).  At medium the GPU leaves x264's integer search time where
+# (--gpu-me-predictors K, patches/0030; until then developer experiment
+# 0008, X264_GPU_ME_MVC=K).  At medium the GPU leaves x264's integer search time where
 # it was (31-42 ms per 1080p frame summed over threads, stock or not:
 # results/subpel_prune.md, "Twenty-second session"): beside the GPU's
 # vectors x264 still prices its predictors (mvp, the lookahead's vector,
@@ -10,7 +10,7 @@
 # for bit), range 16, 1 thread, street 540p (30 frames; made by
 # results/subpel_shadow_cpu.sh), QP 22 27 32 37 (CLIPS, PRESET, RANGE
 # change them).  Prints BD-rates (PSNR-Y) against all predictors (K
-# unset) and x264's own search time per frame from --gpu-me-stats
+# 16) and x264's own search time per frame from --gpu-me-stats
 # (integer part, sub-pel part; 1 thread, so not the GPU's).  About 15
 # minutes on 2 cores (the C backend's full search is most of it).
 set -u
@@ -21,9 +21,9 @@ exp_study street_540p_30 medium 16   # CLIPS, PRESET, RANGE
 W="$W/$PRESET"
 mkdir -p "$W" || exit 1
 encode() {   # CLIP CONFIG QP OUT (exp_grid)
-    local env=""
-    [ "$2" != all ] && env="X264_GPU_ME_MVC=${2#k}"
-    echo "env $env $X --preset $PRESET --threads 1 --qp $3 --psnr --gpu-me --gpu-me-backend c" \
+    local k=16
+    [ "$2" != all ] && k="${2#k}"
+    echo "$X --preset $PRESET --threads 1 --qp $3 --psnr --gpu-me --gpu-me-backend c --gpu-me-predictors $k" \
          "--gpu-me-range $RANGE --gpu-me-stats -o $4.264 $D/$1.y4m"
 }
 CONFIGS="all k0 k2"
@@ -34,7 +34,7 @@ import re, sys
 from bdrate import bd_table, read_rd
 w, clips, cfgs = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
 rd = read_rd(w + '/rd.csv')
-print(bd_table(rd, clips, 'all', cfgs[1:], lambda n: 'X264_GPU_ME_MVC=' + n[1:]))
+print(bd_table(rd, clips, 'all', cfgs[1:], lambda n: '--gpu-me-predictors ' + n[1:]))
 print()
 print('x264\'s own search, ms per frame (1 thread), at each QP: integer part / sub-pel part')
 print()

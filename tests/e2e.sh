@@ -371,6 +371,30 @@ EOF
     else
         fail "--gpu-me-subpel 30: expected the guard to keep some searches"; grep -h "skipped" "$W/subpel30.log"
     fi
+    # --gpu-me-predictors N (patches/0030): where the GPU gave vectors, x264
+    # prices only the first N of its own predictors beside them; auto, the
+    # default: 2 at --ref 3 and 4 (medium), else 16 (all); -5 is refused (all)
+    # shellcheck disable=SC2086
+    {
+    check pred2 $SP --gpu-me-predictors 2
+    check pred16 $SP --gpu-me-predictors 16
+    check predbad $SP --gpu-me-predictors -5
+    check pred16r2 $SP --ref 2 --gpu-me-predictors 16
+    }
+    same pred2 subpelnone "--gpu-me-predictors auto, the default, is 2 at --ref 4"
+    same pred16r2 subpelauto2 "--gpu-me-predictors auto, the default, is 16 (all) at --ref 2"
+    same predbad pred16 "--gpu-me-predictors -5 is refused (all)"
+    if grep -q "C reference; .*, 2 of x264's predictors priced (auto), lookahead range" "$W/subpelnone.log" &&
+       grep -q "C reference; .*, 2 of x264's predictors priced, lookahead range" "$W/pred2.log" &&
+       ! grep -q "predictors priced" "$W/pred16.log" "$W/subpelauto2.log" &&
+       grep -q "gpu-me: --gpu-me-predictors -5 out of auto, 0..16, using 16 (all)" "$W/predbad.log" &&
+       grep -a -q "gpu_me_predictors=2 " "$W/subpelnone.264" && ! grep -a -q "gpu_me_predictors" "$W/pred16.264" &&
+       ! cmp -s "$W/pred2.264" "$W/pred16.264"; then
+        pass "--gpu-me-predictors: the info line and the option SEI say it, -5 warns, and 2 changes the encode"
+    else
+        fail "--gpu-me-predictors: expected the info line (auto at --ref 4), the SEI, the warning and another encode"
+        grep -h "gpu-me: C\|predictors" "$W"/pred*.log "$W/subpelnone.log"
+    fi
     # --gpu-me-split N (patches/0024): the GPU's integer costs skip x264's
     # 8x8 analysis (P and B macroblocks); auto, the default: 10 on frames
     # of 1.5 Mpixels or more (checked on big4m below), 0 on CIF
