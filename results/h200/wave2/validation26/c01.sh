@@ -19,4 +19,4 @@ T2_CLIPS=1080p T2_THREADS=16 T2_REPEATS=9 T2_PRESETS=medium T2_FRAMES_MANY=1080p
   T2_CONFIGS="stock_mvt64 gpu" TOTAL_BUDGET=62 T2_BUDGET=60 results/run.sh "$OUT/i12_medium_0030" table2 > "$OUT/md.log" 2>&1
 date +%T >> "$OUT/times.txt"
 grep -E "^\| street" "$OUT"/i12_medium_0030/table2.md | cut -c1-260 | head -3
-cd "$OUT" && tar czf /tmp/all.tgz . && mv /tmp/all.tgz .
+cd "$OUT" && tar czf /tmp/all.tgz . && rm -rf ./* && mv /tmp/all.tgz .
