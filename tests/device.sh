@@ -9,6 +9,11 @@
 #   e2e         tests/e2e.sh GPU=1 with E2E_DECODE=defer: $OUT/e2e-gpu.tgz
 #               holds the streams and NAME.rec.md5; on a machine with FFmpeg:
 #               tar xzf e2e-gpu.tgz -C DIR && tests/verify_deferred.sh DIR
+#   gpu         the checks after a kernel or glue change, side by side
+#               (about 4-5 minutes; not by default): unit, compute-sanitizer
+#               memcheck over the GPU case gpu, and e2e; logs unit.log,
+#               memcheck.log, e2e.log in $OUT (limits UNIT_TIMEOUT,
+#               MEMCHECK_TIMEOUT, E2E_TIMEOUT: 280 280 290 s)
 #   sanitize-encode  compute-sanitizer memcheck, racecheck, synccheck over
 #               real --gpu-me encodes (CUDA backend)
 #   ffmpeg      build/device/ffmpeg/ffmpeg -c:v libx264 -x264-params gpu-me=1
@@ -90,6 +95,25 @@ e2e)
     X264="$X264" E2E_DECODE=defer GPU=1 E2E_DIR="$B/e2e-gpu" "$TOP/tests/e2e.sh" 2>&1 | tee "$OUT/e2e-gpu.log"
     verdict "${PIPESTATUS[0]}" "end-to-end encodes, CUDA == C"
     (cd "$B/e2e-gpu" && tar czf "$OUT/e2e-gpu.tgz" ./*.264 ./*.rec.md5 ./*.log)
+    ;;
+gpu)
+    sec "GPU checks side by side: unit, memcheck (case gpu), e2e"
+    UNIT_TIMEOUT="${UNIT_TIMEOUT:-280}" "$0" unit > "$OUT/unit.log" 2>&1 &
+    p_unit=$!
+    CK_FORK=no CK_RUN_SUITE=gpu CK_RUN_CASE=gpu CUDA_ME_SANITIZE=1 CUDA_ME_REQUIRE_GPU=1 \
+        timeout "${MEMCHECK_TIMEOUT:-280}" compute-sanitizer --tool memcheck --error-exitcode 9 "$T" \
+        > "$OUT/memcheck.log" 2>&1 &
+    p_mem=$!
+    timeout "${E2E_TIMEOUT:-290}" "$0" e2e > "$OUT/e2e.log" 2>&1
+    r_e2e=$?
+    wait "$p_unit"; r_unit=$?
+    wait "$p_mem"; r_mem=$?
+    grep -E "Checks|  (ok|FAIL)  unit" "$OUT/unit.log" | tail -8
+    tail -2 "$OUT/memcheck.log"
+    grep -E "^e2e: |  (ok|FAIL)  end-to-end" "$OUT/e2e.log" | tail -2
+    verdict "$r_unit" "unit tests (unit.log)"
+    verdict "$r_mem" "compute-sanitizer memcheck over the GPU case gpu (memcheck.log)"
+    verdict "$r_e2e" "e2e, CUDA == C (e2e.log; 124: past E2E_TIMEOUT)"
     ;;
 sanitize-encode)
     for tool in memcheck racecheck synccheck; do
