@@ -41,10 +41,11 @@ import re, sys
 from bdrate import bd_table, read_rd
 w, clips, cfgs = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
 rd = read_rd(w + '/rd.csv')
-def label(n):
+def preds(n):   # a configuration's --gpu-me-predictors value (and --gpu-me-subpel 0)
     k = n[:-4] if n.endswith('_sp0') else n
-    s = {'all': '16', 'default': 'auto'}.get(k, k[1:])
-    return '--gpu-me-predictors ' + s + (' --gpu-me-subpel 0' if k != n else '')
+    return {'all': '16', 'default': 'auto'}.get(k, k[1:]) + (' --gpu-me-subpel 0' if k != n else '')
+def label(n):
+    return '--gpu-me-predictors ' + preds(n)
 print('against ' + label(cfgs[0]))
 print()
 print(bd_table(rd, clips, cfgs[0], cfgs[1:], label))
@@ -60,5 +61,5 @@ for clip in clips:
             t = open('%s/%s_%s_%d.log' % (w, clip, n, q)).read()
             m = re.search(r'integer part [0-9.]+ ms \(([0-9.]+) ms/frame\), sub-pel part [0-9.]+ ms \(([0-9.]+) ms/frame\)', t)
             cells.append('%s / %s' % m.groups() if m else '-')
-        print('| %s | %s | %s |' % (clip, label(n)[len('--gpu-me-predictors '):], ' | '.join(cells)))
+        print('| %s | %s | %s |' % (clip, preds(n), ' | '.join(cells)))
 PY
