@@ -98,6 +98,11 @@ int cme_cuda_search_blocks( const cme_launch_t *l );
  * benchmark's switch, not the library's. */
 void cme_cuda_geom_force( int nt, int u );
 
+/* For the benchmark: the search kernels' preferred shared-memory carveout,
+ * pct percent of the largest (cudaFuncAttributePreferredSharedMemoryCarveout;
+ * -1: the driver's choice, as the library leaves it). */
+cudaError_t cme_cuda_carveout( int pct );
+
 /* Host-side check of the KEYS_FMA merge (no GPU needed): random and extreme
  * 4x4 SADs and MV costs through the kernels' key formation, against
  * cme_merge() (spec.h).  Returns the number of wrong or missing keys. */

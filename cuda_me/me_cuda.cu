@@ -1446,6 +1446,18 @@ extern "C" cudaError_t cme_cuda_xplane( const uint8_t *alloc, size_t bytes, uint
     return cudaGetLastError();
 }
 
+extern "C" cudaError_t cme_cuda_carveout( int pct )
+{
+    for( int v = 0; v < NVARIANTS; v++ )
+        for( int f = 0; f < 2; f++ )
+        {
+            cudaError_t e = cudaFuncSetAttribute( variants[v].fn[f], cudaFuncAttributePreferredSharedMemoryCarveout, pct );
+            if( e != cudaSuccess )
+                return e;
+        }
+    return cudaSuccess;
+}
+
 extern "C" cudaError_t cme_cuda_prepare( void )
 {
     for( int v = 0; v < NVARIANTS; v++ )

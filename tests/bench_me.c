@@ -9,12 +9,14 @@
  * the vabsdiff4 peak measured on the same GPU.  Timing with CUDA events:
  * 3 warm-up runs, then the median of up to 25 runs.
  *
- *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] [-x] | -l
+ *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] [-C PCT] [-x] | -l
  *     -q: fewer sizes and runs; -s/-r: one size/range; -v: one variant of
  *     the mainline kernel only (no paper kernels); -t: x264's frame-thread
  *     MV limit (default 0: none); -g: NT threads per block and U runs per
  *     thread instead of the library's choice (cme_cuda_geom_force; a
- *     geometry the keys or shared memory cannot hold fails); -x: the
+ *     geometry the keys or shared memory cannot hold fails); -C: the
+ *     kernels' preferred shared-memory carveout, PCT percent of the
+ *     largest (cme_cuda_carveout; the library leaves it to the driver); -x: the
  *     windows from the reference plane itself, without its 4-byte plane
  *     (cme_launch_t.xref NULL; the library makes one where its range is
  *     up to CME_XPLANE_RANGE_MAX, and wider searches never use it); -l: list the
@@ -294,7 +296,7 @@ int main( int argc, char **argv )
     const char *csv_path = NULL, *only_size = NULL;
     const char *clip = NULL;
     int quick = 0, only_range = 0, only_variant = -1, mv_range_thread = 0, subpel = 0, subpel_parts = CUDA_ME_NPART_8x8;
-    int xplane = 1;
+    int xplane = 1, carveout = -1;
     for( int i = 1; i < argc; i++ )
     {
         if( !strcmp( argv[i], "-o" ) && i + 1 < argc )
@@ -326,6 +328,8 @@ int main( int argc, char **argv )
             }
             cme_cuda_geom_force( nt, u );
         }
+        else if( !strcmp( argv[i], "-C" ) && i + 1 < argc )
+            carveout = atoi( argv[++i] );   /* the kernels' preferred shared-memory carveout, % */
         else if( !strcmp( argv[i], "-x" ) )
             xplane = 0;   /* windows from the plane itself (cme_launch_t.xref NULL) */
         else if( !strcmp( argv[i], "-S" ) )
@@ -337,7 +341,7 @@ int main( int argc, char **argv )
         else
         {
             fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p] [-r range] [-v variant] "
-                     "[-t mv_range_thread] [-g threads,runs] [-x] | -l\n"
+                     "[-t mv_range_thread] [-g threads,runs] [-C carveout_pct] [-x] | -l\n"
                      "       %s -S [-s SIZE] [-p 9|41] [-c clip.y4m] [-q] [-o file.csv]\n", argv[0], argv[0] );
             return 2;
         }
@@ -381,6 +385,8 @@ int main( int argc, char **argv )
     cudaStream_t st;
     CHECK( cudaStreamCreate( &st ) );
     CHECK( cme_cuda_prepare() );   /* the kernels' shared-memory limit, as cuda_me opens the device */
+    if( carveout != -1 )
+        CHECK( cme_cuda_carveout( carveout ) );
     cudaEvent_t ev[5];
     for( int i = 0; i < 5; i++ )
         CHECK( cudaEventCreate( &ev[i] ) );
