@@ -1446,30 +1446,31 @@ extern "C" cudaError_t cme_cuda_xplane( const uint8_t *alloc, size_t bytes, uint
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cme_cuda_carveout( int pct )
+/* attr = value on every search kernel (each variant, 9 and 41 partitions),
+ * each first asked for its attributes: an error there says that the kernel
+ * has no image for this device. */
+static cudaError_t search_kernels_set( cudaFuncAttribute attr, int value )
 {
     for( int v = 0; v < NVARIANTS; v++ )
         for( int f = 0; f < 2; f++ )
         {
-            cudaError_t e = cudaFuncSetAttribute( variants[v].fn[f], cudaFuncAttributePreferredSharedMemoryCarveout, pct );
+            cudaFuncAttributes fa;
+            cudaError_t e = cudaFuncGetAttributes( &fa, variants[v].fn[f] );
+            if( e == cudaSuccess )
+                e = cudaFuncSetAttribute( variants[v].fn[f], attr, value );
             if( e != cudaSuccess )
                 return e;
         }
     return cudaSuccess;
 }
 
+extern "C" cudaError_t cme_cuda_carveout( int pct )
+{
+    return search_kernels_set( cudaFuncAttributePreferredSharedMemoryCarveout, pct );
+}
+
 extern "C" cudaError_t cme_cuda_prepare( void )
 {
-    for( int v = 0; v < NVARIANTS; v++ )
-        for( int f = 0; f < 2; f++ )
-        {
-            cudaFuncAttributes attr;
-            cudaError_t e = cudaFuncGetAttributes( &attr, variants[v].fn[f] );
-            if( e == cudaSuccess )
-                /* the largest block (range 128) needs about 60 KiB */
-                e = cudaFuncSetAttribute( variants[v].fn[f], cudaFuncAttributeMaxDynamicSharedMemorySize, 96 << 10 );
-            if( e != cudaSuccess )
-                return e;
-        }
-    return cudaSuccess;
+    /* the largest block (range 128) needs about 60 KiB */
+    return search_kernels_set( cudaFuncAttributeMaxDynamicSharedMemorySize, 96 << 10 );
 }

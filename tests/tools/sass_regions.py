@@ -66,11 +66,11 @@ def main():
         s = sum(x[2] for x in ins[a:b])
         print("| %s | %.1f | %.2f | %.2f | %.2f | %.2f | %.1f%% |" % (
             name, sum(by.values()) / pos, by["alu"] / pos, by["fma"] / pos, by["lsu"] / pos,
-            (sum(by.values()) - by["alu"] - by["fma"] - by["lsu"]) / pos, 100.0 * s / allsamp))
+            by["oth"] / pos, 100.0 * s / allsamp))
     c = collections.Counter()
     for i, (op, n, _) in enumerate(ins):
         if op and (i < lo or i >= hi) and sp.pipe(op) == "alu":
-            c[op.split(".")[0]] += n
+            c[sp.base(op)] += n
     print("ALU outside the loop region, per warp-position: " +
           ", ".join("%s %.2f" % (k, v / pos) for k, v in c.most_common(10)))
 
