@@ -10,7 +10,8 @@
  * 3 warm-up runs, then the median of up to 25 runs.
  *
  *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] [-C PCT] [-x] | -l
- *     -q: fewer sizes and runs; -s/-r: one size/range; -v: one variant of
+ *     -q: fewer sizes and runs (-s: any size); -s/-r: one size (QCIF, CIF,
+ *     720p, 1080p, 2160p, or WxH in multiples of 16)/range; -v: one variant of
  *     the mainline kernel only (no paper kernels); -t: x264's frame-thread
  *     MV limit (default 0: none); -g: NT threads per block and U runs per
  *     thread instead of the library's choice (cme_cuda_geom_force; a
@@ -423,8 +424,26 @@ int main( int argc, char **argv )
         fprintf( csv, "size,width,height,range,parts,variant,kernel,ms_median,ms_min,absdiffs,tabs_per_s,pct_of_peak\n" );
     }
 
-    static const struct { const char *name; int w, h; } sizes[] = {
-        { "QCIF", 176, 144 }, { "CIF", 352, 288 }, { "720p", 1280, 720 }, { "1080p", 1920, 1088 }, { "2160p", 3840, 2160 } };
+    /* the last entry: -s WxH (multiples of 16), measured alone */
+    static struct { const char *name; int w, h; } sizes[] = {
+        { "QCIF", 176, 144 }, { "CIF", 352, 288 }, { "720p", 1280, 720 }, { "1080p", 1920, 1088 }, { "2160p", 3840, 2160 },
+        { "WxH", 0, 0 } };
+    enum { NSIZES = sizeof(sizes)/sizeof(*sizes) };
+    {
+        int cw, ch;
+        char tail;
+        if( only_size && sscanf( only_size, "%dx%d%c", &cw, &ch, &tail ) == 2 )
+        {
+            if( cw < 16 || ch < 16 || cw > 8192 || ch > 8192 || (cw | ch) & 15 )
+            {
+                fprintf( stderr, "bench_me: -s WxH takes multiples of 16 from 16 to 8192\n" );
+                return 2;
+            }
+            sizes[NSIZES-1].name = only_size;
+            sizes[NSIZES-1].w = cw;
+            sizes[NSIZES-1].h = ch;
+        }
+    }
     if( subpel )
     {
         int si = 3;   /* 1080p unless -s */
@@ -444,13 +463,13 @@ int main( int argc, char **argv )
     const int parts = CUDA_ME_NPART, mv_range = 512;
     /* summary: total ms per frame [size][range][variant], 0: not run */
     enum { MAX_VAR = 32 };
-    static float summ[5][4][MAX_VAR + 1], summ_pct[5][4][MAX_VAR + 1];
+    static float summ[NSIZES][4][MAX_VAR + 1], summ_pct[NSIZES][4][MAX_VAR + 1];
     uint16_t mv_cost[MV_COST_SIZE];
 
     printf( "%-6s %5s %-14s %-12s %10s %10s %10s %8s\n", "size", "range", "variant", "kernel", "ms/frame", "min", "T abs/s", "%peak" );
     for( unsigned si = 0; si < sizeof(sizes)/sizeof(*sizes); si++ )
     {
-        if( (quick && (si == 0 || si == 4)) || (only_size && strcmp( only_size, sizes[si].name )) )
+        if( (quick && !only_size && (si == 0 || si == 4)) || (only_size && strcmp( only_size, sizes[si].name )) || !sizes[si].w )
             continue;
         const int w = sizes[si].w, h = sizes[si].h, mb_w = w / 16, mb_h = h / 16;
         const int pitch = (w + 2*CME_PAD + 127) & ~127;
