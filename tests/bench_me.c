@@ -367,6 +367,34 @@ int main( int argc, char **argv )
         fprintf( stderr, "bench_me: mv_range_thread must be 0 or >= 8\n" );
         return 2;
     }
+    /* the last entry: -s WxH (multiples of 16), measured alone */
+    static struct { const char *name; int w, h; } sizes[] = {
+        { "QCIF", 176, 144 }, { "CIF", 352, 288 }, { "720p", 1280, 720 }, { "1080p", 1920, 1088 }, { "2160p", 3840, 2160 },
+        { "WxH", 0, 0 } };
+    enum { NSIZES = sizeof(sizes)/sizeof(*sizes) };
+    {
+        int cw, ch;
+        char tail;
+        if( only_size && sscanf( only_size, "%dx%d%c", &cw, &ch, &tail ) == 2 )
+        {
+            if( cw < 16 || ch < 16 || cw > 8192 || ch > 8192 || (cw | ch) & 15 )
+            {
+                fprintf( stderr, "bench_me: -s WxH takes multiples of 16 from 16 to 8192\n" );
+                return 2;
+            }
+            sizes[NSIZES-1].name = only_size;
+            sizes[NSIZES-1].w = cw;
+            sizes[NSIZES-1].h = ch;
+        }
+        int known = !only_size;
+        for( int i = 0; !known && i < NSIZES; i++ )
+            known = sizes[i].w && !strcmp( only_size, sizes[i].name );
+        if( !known )
+        {
+            fprintf( stderr, "bench_me: -s takes QCIF, CIF, 720p, 1080p, 2160p or WxH, not %s\n", only_size );
+            return 2;
+        }
+    }
     int ndev = 0;
     if( cudaGetDeviceCount( &ndev ) != cudaSuccess || !ndev )
     {
@@ -424,26 +452,6 @@ int main( int argc, char **argv )
         fprintf( csv, "size,width,height,range,parts,variant,kernel,ms_median,ms_min,absdiffs,tabs_per_s,pct_of_peak\n" );
     }
 
-    /* the last entry: -s WxH (multiples of 16), measured alone */
-    static struct { const char *name; int w, h; } sizes[] = {
-        { "QCIF", 176, 144 }, { "CIF", 352, 288 }, { "720p", 1280, 720 }, { "1080p", 1920, 1088 }, { "2160p", 3840, 2160 },
-        { "WxH", 0, 0 } };
-    enum { NSIZES = sizeof(sizes)/sizeof(*sizes) };
-    {
-        int cw, ch;
-        char tail;
-        if( only_size && sscanf( only_size, "%dx%d%c", &cw, &ch, &tail ) == 2 )
-        {
-            if( cw < 16 || ch < 16 || cw > 8192 || ch > 8192 || (cw | ch) & 15 )
-            {
-                fprintf( stderr, "bench_me: -s WxH takes multiples of 16 from 16 to 8192\n" );
-                return 2;
-            }
-            sizes[NSIZES-1].name = only_size;
-            sizes[NSIZES-1].w = cw;
-            sizes[NSIZES-1].h = ch;
-        }
-    }
     if( subpel )
     {
         int si = 3;   /* 1080p unless -s */
