@@ -341,7 +341,7 @@ int main( int argc, char **argv )
             clip = argv[++i];
         else
         {
-            fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p] [-r range] [-v variant] "
+            fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p|WxH] [-r range] [-v variant] "
                      "[-t mv_range_thread] [-g threads,runs] [-C carveout_pct] [-x] | -l\n"
                      "       %s -S [-s SIZE] [-p 9|41] [-c clip.y4m] [-q] [-o file.csv]\n", argv[0], argv[0] );
             return 2;
@@ -455,7 +455,7 @@ int main( int argc, char **argv )
     if( subpel )
     {
         int si = 3;   /* 1080p unless -s */
-        for( unsigned i = 0; only_size && i < sizeof(sizes)/sizeof(*sizes); i++ )
+        for( unsigned i = 0; only_size && i < NSIZES; i++ )
             if( !strcmp( only_size, sizes[i].name ) )
                 si = i;
         bench_subpel( clip ? "clip" : sizes[si].name, sizes[si].w, sizes[si].h, clip, subpel_parts, quick, csv, st, ev );
@@ -475,7 +475,7 @@ int main( int argc, char **argv )
     uint16_t mv_cost[MV_COST_SIZE];
 
     printf( "%-6s %5s %-14s %-12s %10s %10s %10s %8s\n", "size", "range", "variant", "kernel", "ms/frame", "min", "T abs/s", "%peak" );
-    for( unsigned si = 0; si < sizeof(sizes)/sizeof(*sizes); si++ )
+    for( unsigned si = 0; si < NSIZES; si++ )
     {
         if( (quick && !only_size && (si == 0 || si == 4)) || (only_size && strcmp( only_size, sizes[si].name )) || !sizes[si].w )
             continue;
@@ -643,7 +643,7 @@ int main( int argc, char **argv )
     int nvar = 0;
     while( cme_cuda_variant_info( nvar, NULL, NULL ) >= 0 )
         nvar++;
-    for( unsigned si = 0; si < sizeof(sizes)/sizeof(*sizes); si++ )
+    for( unsigned si = 0; si < NSIZES; si++ )
     {
         int any = 0;
         for( int ri = 0; ri < 4; ri++ )
