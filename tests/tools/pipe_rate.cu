@@ -8,9 +8,9 @@
  * achieved warp instructions per cycle per SM sub-partition (clock from
  * cudaDevAttrClockRate: read it as a ratio against VABSDIFF4's row, the
  * clock under load may differ).  Check the SASS (cuobjdump -sass) that each
- * loop body holds the intended instructions.  Modes 7-13 (twenty-ninth
- * session): whether a float minimum (FMNMX, HMNMX2) issues on the ALU pipe
- * as VIMNMX3 does, or beside it: the mixes run at ~0.5 a cycle on one pipe,
+ * loop body holds the intended instructions.  Modes 7-11 (twenty-ninth
+ * session): whether a float minimum (FMNMX) issues on the ALU pipe as
+ * VIMNMX3 does, or beside it: the mixes run at ~0.5 a cycle on one pipe,
  * ~0.9 on two. */
 #include <stdio.h>
 #include <stdint.h>
@@ -26,18 +26,11 @@ static __device__ __forceinline__ uint32_t vad( uint32_t a, uint32_t b, uint32_t
 }
 
 /* a float minimum of the bit patterns (min.f32 without .ftz: FMNMX, exact
- * on subnormals), and of two halves (min.f16x2: HMNMX2) */
+ * on subnormals) */
 static __device__ __forceinline__ uint32_t fmn( uint32_t a, uint32_t b )
 {
     uint32_t d;
     asm volatile( "min.f32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b) );
-    return d;
-}
-
-static __device__ __forceinline__ uint32_t hmn( uint32_t a, uint32_t b )
-{
-    uint32_t d;
-    asm volatile( "min.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b) );
     return d;
 }
 
@@ -106,22 +99,12 @@ __global__ void k( uint32_t *out, uint32_t p, uint32_t q )
                 x[i] = x[i] * p + q;
                 y[i] = fmn( y[i], z[i] );
             }
-            else if( MODE == 10 )  /* IMAD + HMNMX2, 1:1 */
-            {
-                y[i] = y[i] * p + q;
-                x[i] = hmn( x[i], y[i] );
-            }
-            else if( MODE == 11 )  /* VABSDIFF4 + HMNMX2, 1:1 */
-            {
-                x[i] = vad( x[i], p, x[i] );
-                y[i] = hmn( y[i], x[i] );
-            }
-            else if( MODE == 12 )  /* VABSDIFF4 + FFMA, 1:1 */
+            else if( MODE == 10 )  /* VABSDIFF4 + FFMA, 1:1 */
             {
                 x[i] = vad( x[i], p, x[i] );
                 y[i] = ffma( y[i], p, q );
             }
-            else if( MODE == 13 )  /* VABSDIFF4 + IMAD + FMNMX, 1:1:1 */
+            else if( MODE == 11 )  /* VABSDIFF4 + IMAD + FMNMX, 1:1:1 */
             {
                 x[i] = vad( x[i], p, x[i] );
                 y[i] = y[i] * p + q;
@@ -176,10 +159,8 @@ int main( void )
     run<7>( "FMNMX", 1, sms, clk, d );
     run<8>( "VABSDIFF4+FMNMX", 2, sms, clk, d );
     run<9>( "IMAD+FMNMX", 2, sms, clk, d );
-    run<10>( "IMAD+HMNMX2", 2, sms, clk, d );
-    run<11>( "VABSDIFF4+HMNMX2", 2, sms, clk, d );
-    run<12>( "VABSDIFF4+FFMA", 2, sms, clk, d );
-    run<13>( "VABSDIFF4+IMAD+FMNMX", 3, sms, clk, d );
+    run<10>( "VABSDIFF4+FFMA", 2, sms, clk, d );
+    run<11>( "VABSDIFF4+IMAD+FMNMX", 3, sms, clk, d );
     /* the mix against the warps per scheduler and the chains per thread (ILP):
      * the search kernel runs 3-4 warps per scheduler */
     for( int w = 1; w <= 16; w *= 2 )

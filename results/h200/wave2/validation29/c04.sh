@@ -8,7 +8,7 @@
 # loop), bench_fA/fB/fC = sm_90 builds with LEAN=29 and FMIN_MASK 0x1fe06
 # (8x4 and 16x8: 10 partitions), 0x1fffe000000 (the 16 4x4) and 0x3f
 # (16x16, 16x8, 8x16, the first 8x8), pipe_rate (tests/tools/pipe_rate.cu,
-# modes 7-13 new: which pipe takes FMNMX).  Rebuild if build/carry29 is
+# modes 7-11 new: which pipe takes FMNMX).  Rebuild if build/carry29 is
 # gone: see results/kernel_steps.md, twenty-ninth session.
 # 1. pipe_rate; 2. the GPU unit case gpu/gpu with LEAN=29 (every variant
 # == C); 3. bench, 5 runs interleaved: base (ae99324), y0 (LEAN=0, sm_90),
