@@ -1,7 +1,7 @@
 #!/bin/bash
 # Prepared in session 30 (no device was lent that session): branch bulk,
-# on hrow (lean's LEAN=29 set-up + row runs).  On sm_90 the key-table
-# variants (v15 +-32, v16 +-48/64) copy their window from the 4-byte
+# f7f29b4, on hrow (lean's LEAN=29 set-up + row runs).  On sm_90 the
+# fixed-stride variants (v14, v15 +-32, v16 +-48/64) copy their window from the 4-byte
 # plane in one tensor copy (TMA, mbarrier) when the launch gives the
 # plane's rows (cme_launch_t.i_xrows), at every range.
 # build/carry30/c6.tar.xz: test_bulk (fat static unit tests of bulk),
@@ -11,7 +11,10 @@
 # 1. The GPU unit case gpu/gpu with bulk: every variant == C, and with
 #    the plane's rows == without (tests/checkasm_me.c run_kernels());
 # 2. bench, 5 runs interleaved: base, b0, bulk, bulkX at the defaults of
-#    1080p +-32/48/64, 720p and 2160p +-32/64;
+#    1080p +-32/48/64, 720p and 2160p +-32/64; at +-16 (720p, 1080p,
+#    2160p) and 1080p +-8 the defaults (v12, v6) against v14 with and
+#    without the tensor copy (v14 = v12 with +-16's fixed stride, level
+#    with it before: twenty-eighth session);
 # 3. compute-sanitizer memcheck, racecheck, synccheck over that case, as
 #    long as the call's 600 s allow.
 # Carry: build/carry29 (c1.tar.xz) and build/carry30 (c6.tar.xz).
@@ -26,13 +29,21 @@ CUDA_ME_REQUIRE_GPU=1 CK_RUN_SUITE=gpu CK_RUN_CASE=gpu timeout 250 $C/test_bulk 
 echo "unit rc $?" >> "$OUT/times6.txt"
 date +%T >> "$OUT/times6.txt"
 for rep in 1 2 3 4 5; do
-  for srv in 1080p:32:15 1080p:48:16 1080p:64:16 720p:32:15 720p:64:16 2160p:32:15 2160p:64:16; do
-    IFS=: read -r sz r v <<< "$srv"
-    for b in base b0 bulk bulkX; do
-      case $b in base) B=build/carry29/base_bench_me; X=;; b0) B=$C/bench_b0; X=;;
-                 bulk) B=$C/bench_bulk; X=;; bulkX) B=$C/bench_bulk; X=-X;; esac
-      timeout 60 $B -q -s $sz -r $r -v $v $X 2>&1 | awk -v rep=$rep -v b=$b '$4 == "total" {print rep, b, $0}'
-    done
+  # size:range:build:variant[:X]  (X: bench_me -X, the plane without its rows)
+  for c in 1080p:32:base:15 1080p:32:b0:15 1080p:32:bulk:15 1080p:32:bulk:15:X \
+           1080p:48:base:16 1080p:48:b0:16 1080p:48:bulk:16 1080p:48:bulk:16:X \
+           1080p:64:base:16 1080p:64:b0:16 1080p:64:bulk:16 1080p:64:bulk:16:X \
+           720p:32:base:15 720p:32:b0:15 720p:32:bulk:15 720p:32:bulk:15:X \
+           720p:64:base:16 720p:64:b0:16 720p:64:bulk:16 720p:64:bulk:16:X \
+           2160p:32:base:15 2160p:32:b0:15 2160p:32:bulk:15 2160p:32:bulk:15:X \
+           2160p:64:base:16 2160p:64:b0:16 2160p:64:bulk:16 2160p:64:bulk:16:X \
+           1080p:16:base:12 1080p:16:b0:12 1080p:16:bulk:14 1080p:16:bulk:14:X \
+           720p:16:base:12 720p:16:b0:12 720p:16:bulk:14 720p:16:bulk:14:X \
+           2160p:16:base:12 2160p:16:b0:12 2160p:16:bulk:14 2160p:16:bulk:14:X \
+           1080p:8:base:6 1080p:8:bulk:14 1080p:8:bulk:14:X; do
+    IFS=: read -r sz r b v x <<< "$c"
+    case $b in base) B=build/carry29/base_bench_me;; b0) B=$C/bench_b0;; bulk) B=$C/bench_bulk;; esac
+    timeout 60 $B -q -s $sz -r $r -v $v ${x:+-X} 2>&1 | awk -v rep=$rep -v b=$b$x '$4 == "total" {print rep, b, $0}'
   done
 done > "$OUT/bench6.txt" 2>&1
 date +%T >> "$OUT/times6.txt"
