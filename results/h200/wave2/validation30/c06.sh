@@ -14,7 +14,10 @@
 #    1080p +-32/48/64, 720p and 2160p +-32/64; at +-16 (720p, 1080p,
 #    2160p) and 1080p +-8 the defaults (v12, v6) against v14 with and
 #    without the tensor copy (v14 = v12 with +-16's fixed stride, level
-#    with it before: twenty-eighth session);
+#    with it before: twenty-eighth session); and whether smaller blocks
+#    pay once the window is one copy: +-32 and +-64 with 2 and 4 blocks a
+#    macroblock (-g 96,4 and 96,6; the library's 96 x 8, 1 block and
+#    96 x 11, 2 blocks);
 # 3. compute-sanitizer memcheck, racecheck, synccheck over that case, as
 #    long as the call's 600 s allow.
 # Carry: build/carry29 (c1.tar.xz) and build/carry30 (c6.tar.xz).
@@ -40,10 +43,12 @@ for rep in 1 2 3 4 5; do
            1080p:16:base:12 1080p:16:b0:12 1080p:16:bulk:14 1080p:16:bulk:14:X \
            720p:16:base:12 720p:16:b0:12 720p:16:bulk:14 720p:16:bulk:14:X \
            2160p:16:base:12 2160p:16:b0:12 2160p:16:bulk:14 2160p:16:bulk:14:X \
-           1080p:8:base:6 1080p:8:bulk:14 1080p:8:bulk:14:X; do
-    IFS=: read -r sz r b v x <<< "$c"
+           1080p:8:base:6 1080p:8:bulk:14 1080p:8:bulk:14:X \
+           1080p:32:b0:15::96,4 1080p:32:bulk:15::96,4 1080p:64:b0:16::96,6 1080p:64:bulk:16::96,6; do
+    IFS=: read -r sz r b v x g <<< "$c"
     case $b in base) B=build/carry29/base_bench_me;; b0) B=$C/bench_b0;; bulk) B=$C/bench_bulk;; esac
-    timeout 60 $B -q -s $sz -r $r -v $v ${x:+-X} 2>&1 | awk -v rep=$rep -v b=$b$x '$4 == "total" {print rep, b, $0}'
+    timeout 60 $B -q -s $sz -r $r -v $v ${x:+-X} ${g:+-g $g} 2>&1 |
+      awk -v rep=$rep -v b=$b$x${g:+g$g} '$4 == "total" {print rep, b, $0}'
   done
 done > "$OUT/bench6.txt" 2>&1
 date +%T >> "$OUT/times6.txt"
