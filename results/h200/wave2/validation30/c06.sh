@@ -64,3 +64,4 @@ done
 date +%T >> "$OUT/times6.txt"
 cat "$OUT/times6.txt"; grep -E "^[0-9]+%|:[FE]:" "$OUT/unit_gpu_bulk.log" | head
 tail -n 2 "$OUT"/sanitize6_*.log; wc -l "$OUT/bench6.txt"
+python3 tests/tools/bench_runs.py "$OUT/bench6.txt" > "$OUT/bench6.md" && cat "$OUT/bench6.md"

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""bench_runs.py: medians of interleaved bench_me runs, one table.
+
+  bench_runs.py FILE [BASE]
+
+FILE holds the lines the device scripts write (results/h200/wave2/
+validation*/c0N.sh): "REP BUILD " followed by a bench_me "total" line
+(size, range, variant, "total", median ms, min ms, ...).  Prints a
+markdown table: one row per size, range and variant, one column per
+build in the order first seen, each cell the median over the REPs of
+bench_me's medians, its change against BASE's (default: the first
+build) in per cent, the number of REPs and half their spread ((max -
+min) / 2) in per cent of the median.  A build without runs for a row
+leaves its cell empty.  E.g. bench_runs.py validation29/c2/bench.txt
+gives the twenty-ninth session's call-2 table (results/kernel_steps.md).
+"""
+import statistics
+import sys
+from collections import OrderedDict, defaultdict
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    runs = defaultdict(list)
+    builds, rows = OrderedDict(), OrderedDict()
+    with open(sys.argv[1]) as f:
+        for line in f:
+            x = line.split()
+            if len(x) < 8 or x[5] != "total":
+                continue
+            build, key = x[1], (x[2], int(x[3]), x[4].rstrip("*"))
+            builds[build] = None
+            rows[key] = None
+            runs[key, build].append(float(x[6]))
+    if not rows:
+        sys.exit("bench_runs.py: no total lines in " + sys.argv[1])
+    builds = list(builds)
+    base = sys.argv[2] if len(sys.argv) == 3 else builds[0]
+    if base not in builds:
+        sys.exit("bench_runs.py: no build %s (%s)" % (base, " ".join(builds)))
+    print("| size, range, variant | " + " | ".join(builds) + " |")
+    print("|---" * (len(builds) + 1) + "|")
+    for key in rows:
+        ref = runs.get((key, base))
+        ref = statistics.median(ref) if ref else None
+        cells = []
+        for b in builds:
+            r = runs.get((key, b))
+            if not r:
+                cells.append("")
+                continue
+            m = statistics.median(r)
+            cell = "%.4f" % m
+            if ref and b != base:
+                cell += " (%+.1f%%)" % (100 * (m / ref - 1))
+            cell += " n%d +-%.1f%%" % (len(r), 100 * (max(r) - min(r)) / m / 2)
+            cells.append(cell)
+        print("| %s %s %s | " % key + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
