@@ -17,7 +17,9 @@
 #    with it before: twenty-eighth session); and whether smaller blocks
 #    pay once the window is one copy: +-32 and +-64 with 2 and 4 blocks a
 #    macroblock (-g 96,4 and 96,6; the library's 96 x 8, 1 block and
-#    96 x 11, 2 blocks);
+#    96 x 11, 2 blocks); +-128 (v17: no copy, row runs) base against b0.
+#    With that this call also covers c05.sh (hrow = b0 here; its unit
+#    case is this one: the bulk branch holds hrow), but for lean alone;
 # 3. compute-sanitizer memcheck, racecheck, synccheck over that case, as
 #    long as the call's 600 s allow.
 # Carry: build/carry29 (c1.tar.xz) and build/carry30 (c6.tar.xz).
@@ -28,7 +30,7 @@ C=build/carry30/c6
 date +%T > "$OUT/times6.txt"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$OUT/gpu6.txt" 2>&1
 [ -s build/data/foreman_cif.y4m ] || tests/device.sh data > "$OUT/data6.log" 2>&1
-CUDA_ME_REQUIRE_GPU=1 CK_RUN_SUITE=gpu CK_RUN_CASE=gpu timeout 250 $C/test_bulk > "$OUT/unit_gpu_bulk.log" 2>&1
+CUDA_ME_REQUIRE_GPU=1 CK_RUN_SUITE=gpu CK_RUN_CASE=gpu timeout 300 $C/test_bulk > "$OUT/unit_gpu_bulk.log" 2>&1
 echo "unit rc $?" >> "$OUT/times6.txt"
 date +%T >> "$OUT/times6.txt"
 for rep in 1 2 3 4 5; do
@@ -44,7 +46,8 @@ for rep in 1 2 3 4 5; do
            720p:16:base:12 720p:16:b0:12 720p:16:bulk:14 720p:16:bulk:14:X \
            2160p:16:base:12 2160p:16:b0:12 2160p:16:bulk:14 2160p:16:bulk:14:X \
            1080p:8:base:6 1080p:8:bulk:14 1080p:8:bulk:14:X \
-           1080p:32:b0:15::96,4 1080p:32:bulk:15::96,4 1080p:64:b0:16::96,6 1080p:64:bulk:16::96,6; do
+           1080p:32:b0:15::96,4 1080p:32:bulk:15::96,4 1080p:64:b0:16::96,6 1080p:64:bulk:16::96,6 \
+           1080p:128:base:17 1080p:128:b0:17; do
     IFS=: read -r sz r b v x g <<< "$c"
     case $b in base) B=build/carry29/base_bench_me;; b0) B=$C/bench_b0;; bulk) B=$C/bench_bulk;; esac
     timeout 60 $B -q -s $sz -r $r -v $v ${x:+-X} ${g:+-g $g} 2>&1 |
