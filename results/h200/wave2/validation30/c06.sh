@@ -1,6 +1,6 @@
 #!/bin/bash
 # Prepared in session 30 (no device was lent that session): branch bulk,
-# df7945b, on hrow (lean's LEAN=29 set-up + row runs).  On sm_90 the
+# 7add8ec, on hrow (lean's LEAN=29 set-up + row runs).  On sm_90 the
 # fixed-stride variants (v14, v15 +-32, v16 +-48/64) copy their window from the 4-byte
 # plane in one tensor copy (TMA, mbarrier) when the launch gives the
 # plane's rows (cme_launch_t.i_xrows), at every range.
