@@ -554,8 +554,10 @@ static int cu_init( cuda_me_t *h )
     /* the 4-byte planes where the search copies its windows from them
      * (kernels.h): 4 bytes a pixel for -3.4% at +-16 and -10% at +-8.  Not
      * for pass 2 of two candidates alone (+-16 from range 28 on): -0.7% of
-     * the pair's time at +-32, nothing at +-64 (validation24, call 4) */
-    g->b_xplane = h->param.i_range <= CME_XPLANE_RANGE_MAX;
+     * the pair's time at +-32, nothing at +-64 (validation24, call 4).
+     * From sm_90 on at every range: the windows of the fixed-stride
+     * variants are then one tensor copy from it (cme_launch_t.i_xrows) */
+    g->b_xplane = h->param.i_range <= CME_XPLANE_RANGE_MAX || prop.major >= CME_XPLANE_TMA_MAJOR;
     /* enough for pass 1, and for pass 2 (two candidates: cme_pass2_range(),
      * the same scratch after pass 1 on the same stream) */
     g->scratch_bytes = scratch_size( h, h->param.i_range );
@@ -985,6 +987,7 @@ static int launch( cuda_me_t *h, cme_job_t *j )
     l.out = g->d_out[i];
     l.i_out_stride = h->i_cands * h->i_parts;
     l.i_variant = -1;
+    l.i_xrows = l.xref ? h->param.i_height + 2*CME_PAD : 0;   /* the plane's allocation (cu_frame_alloc) */
 
     if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaStreamWaitEvent( st, ((cme_cuda_frame_t*)j->cur->gpu)->uploaded, 0 ) )) < 0 ||

@@ -39,6 +39,11 @@ typedef struct cme_launch_t
                                      * for two candidates (cuda_me_param_t.i_cands) */
     int i_variant;                  /* mainline kernel variant, -1: the default for i_range
                                      * (cme_cuda_variant_default); the paper kernels ignore it */
+    int i_xrows;                    /* 0, or the rows of xref's whole allocation (CME_PAD above
+                                     * pixel (0,0), CME_PAD columns left of it): then, on sm_90
+                                     * and later, the variants with a fixed row stride up to 256
+                                     * words copy their window from xref as one tensor copy
+                                     * (TMA), at any range */
 } cme_launch_t;
 
 /* A plane's 4-byte plane: x[i] = bytes i..i+3 of alloc (little-endian; 0
@@ -55,6 +60,10 @@ cudaError_t cme_cuda_xplane( const uint8_t *alloc, size_t bytes, uint32_t *x, cu
  * +1.5% (call 3: their blocks compute long enough to hide the old loads,
  * and the 4-byte plane is 4 times the bytes from L2). */
 #define CME_XPLANE_RANGE_MAX 16
+/* From this compute capability on, the library makes the 4-byte plane at
+ * every range and launches with its rows (cme_launch_t.i_xrows): the
+ * windows of +-32's and +-64's default variants are then tensor copies. */
+#define CME_XPLANE_TMA_MAJOR 9
 
 /* Scratch bytes one launch with these dimensions needs. */
 size_t cme_cuda_scratch_size( int i_mb_width, int i_mb_height, int i_range, int i_mv_range,

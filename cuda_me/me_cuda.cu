@@ -62,6 +62,8 @@
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
+#include <cuda.h>            /* CUtensorMap (types only: no libcuda link) */
+#include <cudaTypedefs.h>    /* PFN_cuTensorMapEncodeTiled */
 
 #include "spec.h"
 #include "kernels.h"
@@ -135,10 +137,12 @@ static __host__ __device__ __forceinline__ int row_words( int wx )
     return (wx + 30) & ~15;
 }
 
-/* Shared-memory layout, in 32-bit words. */
+/* Shared-memory layout, in 32-bit words.  s_win is 128-byte aligned: the
+ * tensor copy's destination (BULK_S()). */
 #define SMEM_CUR 0                          /* 16 rows x 4 words */
 #define SMEM_RED 64                         /* [MAX_WARPS][NP] */
-#define SMEM_WIN( np ) ((64 + MAX_WARPS * (np) + 3) & ~3)
+#define SMEM_BAR( np ) ((64 + MAX_WARPS * (np) + 1) & ~1)   /* the tensor copy's mbarrier, 8 bytes */
+#define SMEM_WIN( np ) ((SMEM_BAR( np ) + 2 + 31) & ~31)
 /* Variants with the key tables of step 1a': the fixed strides from +-32's
  * (80 words) on.  In small windows the tables' set-up weighs more than it
  * saves, so at +-16 (stride 48) and with the runtime stride the per-run
@@ -151,6 +155,16 @@ static __host__ __device__ __forceinline__ int row_words( int wx )
  * (the key tables'), whose code stays as it was without the branch (with it
  * +-48/64 ran 0.5-0.8% slower without using it: validation24, call 3). */
 #define XPLANE( s ) (!KEY_TABLES( s ))
+/* Variants whose window can be one tensor copy (TMA, sm_90 on) from the
+ * 4-byte plane: a fixed row stride, at most TMA's 256 elements a box row
+ * (v14, v15, v16; v17's 272 keep their loads).  The launch asks for it
+ * with cme_launch_t.i_xrows (the plane's rows) and a tensor map
+ * (tma_map()); -DBULK=0 builds the kernels without it. */
+#ifndef BULK
+#define BULK 1
+#endif
+#define TMA_BOX_MAX 256
+#define BULK_S( s ) (BULK && (s) > 0 && (s) <= TMA_BOX_MAX)
 /* after the window (search_geom_t.keytab): the key tables of step 1a',
  * search_geom_t.keyrows words for the rows of the block's runs, then one
  * word per window column (sized per launch: with a fixed 2 KB, +-64 at
@@ -358,6 +372,36 @@ static __device__ __forceinline__ void cp_async16( const uint32_t s, const void 
     asm volatile( "cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(s), "l"(g) : "memory" );
 }
 
+/* The window as one tensor copy (BULK_S()): thread 0 readies the mbarrier
+ * at bar (shared-memory byte address) for one arrival and the copy's bytes,
+ * then copies the box at element (x, y) of map to dst (128-byte aligned);
+ * elements outside the tensor read as 0.  Every thread waits with
+ * tma_wait() after a __syncthreads() that follows this (the barrier's
+ * initialisation is then visible to all).  sm_90 on. */
+static __device__ __forceinline__ void tma_issue( const CUtensorMap *map, const uint32_t dst, const uint32_t bar,
+                                                  const int x, const int y, const uint32_t bytes )
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile( "mbarrier.init.shared::cta.b64 [%0], 1;\n\t"
+                  "fence.mbarrier_init.release.cluster;\n\t"
+                  "fence.proxy.async.shared::cta;\n\t"
+                  "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n\t"
+                  "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%2], [%3, {%4, %5}], [%0];"
+                  :: "r"(bar), "r"(bytes), "r"(dst), "l"(map), "r"(x), "r"(y) : "memory" );
+#endif
+}
+
+static __device__ __forceinline__ void tma_wait( const uint32_t bar )
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile( "{\n\t.reg .pred P;\n"
+                  "TMA_WAIT:\n\t"
+                  "mbarrier.try_wait.parity.shared::cta.b64 P, [%0], 0;\n\t"
+                  "@!P bra TMA_WAIT;\n\t}"
+                  :: "r"(bar) : "memory" );
+#endif
+}
+
 static __device__ __forceinline__ void load_row( uint32_t r[4], const uint32_t *p )
 {
     r[0] = p[0]; r[1] = p[4]; r[2] = p[8]; r[3] = p[12];
@@ -538,13 +582,19 @@ typedef struct search_geom_t
     uint32_t key_scale;   /* 1 << KEY_SHIFT and 1, passed at run time so */
     uint32_t one;         /* that KEYS_FMA's products stay IMADs */
     int keytab, keyrows;  /* the key tables' offset in shared memory (words) and their rows */
+    int winrows;          /* rows of the window's shared memory (S: its stride), 0: no S */
 } search_geom_t;
 
-template<int NP, int K, int MINB, int KEYS, int S>
+/* X = 1 (BULK_S( S ) only): the window is one tensor copy, by tm, the
+ * tensor map of the launch's 4-byte plane (tma_map()); X = 0: tm unused.
+ * Two kernels, not a branch: with both window paths in one kernel, v15's
+ * spill grew from 60 to 108 bytes and its run loop took 6 more local
+ * loads and stores a run. */
+template<int NP, int K, int MINB, int KEYS, int S, int X>
 __global__ void __launch_bounds__( MAX_THREADS, MINB )
-search_kernel( const cme_launch_t a, const search_geom_t geo )
+search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_constant__ CUtensorMap tm )
 {
-    extern __shared__ uint4 smem4[];
+    extern __shared__ __align__( 128 ) uint4 smem4[];
     uint32_t *smem = (uint32_t*)smem4;
     const uint4 *s_cur = smem4 + SMEM_CUR / 4;
     uint32_t *s_red = smem + SMEM_RED;
@@ -576,7 +626,30 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
     const int nq = row_words( wx ) / 4, rowlen = S ? S : 4 * nq;
 
     /* Step 1a: the macroblock and the window, once per block. */
-    if( XPLANE( S ) && a.xref )
+    const uint32_t s0 = (uint32_t)__cvta_generic_to_shared( s_win );
+    const uint32_t bar = (uint32_t)__cvta_generic_to_shared( smem + SMEM_BAR( NP ) );
+#if __CUDA_ARCH__ >= 900
+    const bool bulk = X && BULK_S( S );
+#else
+    const bool bulk = false;   /* never launched there (tma_map()) */
+#endif
+    if( bulk )
+    {
+        if( s0 & 127 )   /* the copy's destination (extern __shared__ __align__ above) */
+            __trap();
+        /* the window as one tensor copy of geo.winrows rows of S words
+         * (what s_win holds: search_geom()) from the 4-byte plane, whose
+         * tensor starts at its allocation (CME_PAD rows and columns before
+         * pixel (0,0)): no instructions but thread 0's, where the loads
+         * below cost every warp ~185 at +-32 and waited behind the other
+         * blocks' SADs on the ALU pipe (results/kernel_steps.md) */
+        if( !t )
+            tma_issue( &tm, s0, bar, CME_PAD + x0 - off, CME_PAD + 16*mb_y + w.y_min + row_lo,
+                       (uint32_t)(geo.winrows * S * 4) );
+        if( t < 16 )
+            smem4[SMEM_CUR / 4 + t] = *(const uint4*)(a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x);
+    }
+    else if( XPLANE( S ) && a.xref )
     {
         /* from the reference's 4-byte plane (cme_cuda_xplane()):
          * its words are s_win's as they are, so a row is nq copies of 16
@@ -587,7 +660,6 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
          * copies' addresses are 16-byte aligned: x0 - off and the pitch
          * are multiples of 4 words (cme_cuda_search_marked()). */
         const uint32_t *xbase = a.xref + (16*mb_y + w.y_min + row_lo) * a.i_pitch + (x0 - off);
-        const uint32_t s0 = (uint32_t)__cvta_generic_to_shared( s_win );
         const int n = nrows * nq, dr = nt / nq, dq = nt - dr * nq;
         int r = t / nq, q = t - r * nq;
         for( int i = t; i < n; i += nt )
@@ -625,7 +697,6 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
             smem4[SMEM_CUR / 4 + t] = *(const uint4*)(a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x);
         const uint32_t *wbase = (const uint32_t*)(a.ref + (16*mb_y + w.y_min + row_lo) * a.i_pitch + (x0 - off));
         const uint32_t one = geo.one, pw = a.i_pitch >> 2;
-        const uint32_t s0 = (uint32_t)__cvta_generic_to_shared( s_win );
         const int G = nq >> 2, n = nrows * G, dr = nt / G, dq = nt - dr * G;
         int r = t / G, q = t - r * G;
         for( int i = t; i < n; i += nt )
@@ -676,6 +747,10 @@ search_kernel( const cme_launch_t a, const search_geom_t geo )
             s_colkey[i] = (mvc << KEY_SHIFT) + (uint32_t)i;
         }
     }
+    /* thread 0 waits for the tensor copy (its acquire), the barrier
+     * then orders the copy's writes before every thread's reads */
+    if( bulk && !t )
+        tma_wait( bar );
     __syncthreads();
 
     /* Steps 1b and 2a: this thread's runs u0 + t, u0 + t + nt, ...  Keys are
@@ -831,11 +906,18 @@ typedef struct variant_t
     int stride;                  /* words per window row in shared memory, fixed at compile time; 0: row_words( wx ) */
     const char *name;            /* for the benchmark: "K8/3", "fma K8/3", ... */
     const void *fn[2];           /* 9 and 41 partitions */
+    const void *fx[2];           /* the same with the window as a tensor copy (BULK_S()), or NULL */
 } variant_t;
 
+#define KERNEL( np, k, minb, keys, s, x ) (const void*)search_kernel<np, k, minb, keys, s, x>
 #define VARIANT_S( keys, tag, k, minb, s ) \
-    { k, minb, keys, s, tag "K" #k "/" #minb, { (const void*)search_kernel<CUDA_ME_NPART_8x8, k, minb, keys, s>, \
-                                                (const void*)search_kernel<CUDA_ME_NPART, k, minb, keys, s> } }
+    { k, minb, keys, s, tag "K" #k "/" #minb, { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, 0 ), \
+                                                KERNEL( CUDA_ME_NPART, k, minb, keys, s, 0 ) }, { NULL, NULL } }
+#define VARIANT_X( keys, tag, k, minb, s ) \
+    { k, minb, keys, s, tag "K" #k "/" #minb, { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, 0 ), \
+                                                KERNEL( CUDA_ME_NPART, k, minb, keys, s, 0 ) }, \
+                                              { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, BULK ), \
+                                                KERNEL( CUDA_ME_NPART, k, minb, keys, s, BULK ) } }
 #define VARIANT( keys, tag, k, minb ) VARIANT_S( keys, tag, k, minb, 0 )
 static const variant_t variants[] =
 {
@@ -865,9 +947,9 @@ static const variant_t variants[] =
      * the variant of the same K, blocks per SM and keys with the runtime
      * stride runs instead (launch_variant()).  From stride 80 on also the
      * key tables (KEY_TABLES()). */
-    VARIANT_S( KEYS_PAIR, "pair-s48-", 3, 4, 48 ),   /* 14 */
-    VARIANT_S( KEYS_FMA, "fma-s80-", 6, 4, 80 ),     /* 15 */
-    VARIANT_S( KEYS_FMA, "fma-s144-", 8, 3, 144 ),   /* 16 */
+    VARIANT_X( KEYS_PAIR, "pair-s48-", 3, 4, 48 ),   /* 14 */
+    VARIANT_X( KEYS_FMA, "fma-s80-", 6, 4, 80 ),     /* 15 */
+    VARIANT_X( KEYS_FMA, "fma-s144-", 8, 3, 144 ),   /* 16 */
     VARIANT_S( KEYS_FMA, "fma-s272-", 8, 3, 272 ),   /* 17 */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
@@ -1112,7 +1194,7 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
                                   const variant_t *v )
 {
     const int K = v->k, pair = v->keys == KEYS_PAIR, S = v->stride;
-    search_geom_t g = { MAX_THREADS, 1, 0, 0, 1u << KEY_SHIFT, 1, 0, 0 };
+    search_geom_t g = { MAX_THREADS, 1, 0, 0, 1u << KEY_SHIFT, 1, 0, 0, 0 };
     if( range < 1 || range > CUDA_ME_RANGE_MAX )
         return g;
     int wxs[MAX_WSIZE], wys[MAX_WSIZE], nwx, nwy;
@@ -1157,6 +1239,7 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
     if( !raster_fits( wxs, nwx, per_block, K, pair ) )   /* a forced geometry, or none fits */
         g.nb = 0;
     g.keytab = SMEM_WIN( np ) + max_words;
+    g.winrows = S ? max_words / S : 0;   /* block_words(): whole rows */
     g.keyrows = KEY_TABLES( S ) ? key_rows( wxs, nwx, mwy, per_block, K, pair ) : 0;
     g.smem = (g.keytab + (KEY_TABLES( S ) ? g.keyrows + mwx : 0)) * sizeof(uint32_t);
     if( g.smem > (96 << 10) )   /* cme_cuda_prepare()'s opt-in */
@@ -1233,7 +1316,7 @@ static int geom_equal( const search_geom_t *a, const search_geom_t *b )
 {
     return a->threads == b->threads && a->runs_per_thread == b->runs_per_thread && a->nb == b->nb &&
            a->smem == b->smem && a->key_scale == b->key_scale && a->one == b->one && a->keytab == b->keytab &&
-           a->keyrows == b->keyrows;
+           a->keyrows == b->keyrows && a->winrows == b->winrows;
 }
 
 static const variant_t *launch_variant_memo( const cme_launch_t *l, search_geom_t *g )
@@ -1258,6 +1341,87 @@ static const variant_t *launch_variant_memo( const cme_launch_t *l, search_geom_
     return v;
 }
 
+/* The tensor map of a launch's window copies (BULK_S()): l's 4-byte plane
+ * from its allocation's first word, uint32 [i_xrows][i_pitch], boxes of
+ * the variant's stride by g->winrows; the last TMA_MEMO maps remembered
+ * per thread (a frame's plane serves many launches).  0: no tensor copies
+ * for this launch (not such a variant, no plane rows, a box TMA cannot
+ * take, a device before sm_90, or no driver entry point), which gives the
+ * same results by the loads. */
+typedef PFN_cuTensorMapEncodeTiled_v12000 tma_encode_fn;
+
+static tma_encode_fn tma_encoder( void )
+{
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult q;
+    if( cudaGetDriverEntryPointByVersion( "cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q ) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess )
+    {
+        cudaGetLastError();
+        return NULL;
+    }
+    return (tma_encode_fn)fn;
+}
+
+#define TMA_MEMO 4
+typedef struct tma_memo_t
+{
+    const void *base;
+    int pitch, rows, s, boxrows;
+    CUtensorMap map;
+} tma_memo_t;
+
+static int tma_map( const cme_launch_t *l, const variant_t *v, const search_geom_t *g, CUtensorMap *map )
+{
+    static thread_local tma_memo_t memo[TMA_MEMO];
+    static thread_local int n, next;
+    if( !BULK_S( v->stride ) || !v->fx[0] || !l->i_xrows || !l->xref || !g->winrows || g->winrows > TMA_BOX_MAX || (l->i_pitch & 3) )
+        return 0;
+    const uint32_t *base = l->xref - ((size_t)CME_PAD * l->i_pitch + CME_PAD);
+    if( (uintptr_t)base & 15 )
+        return 0;
+    int dev, major;
+    if( cudaGetDevice( &dev ) != cudaSuccess ||
+        cudaDeviceGetAttribute( &major, cudaDevAttrComputeCapabilityMajor, dev ) != cudaSuccess )
+    {
+        cudaGetLastError();
+        return 0;
+    }
+    if( major < 9 )
+        return 0;
+    for( int i = 0; i < n; i++ )
+    {
+        const tma_memo_t *m = &memo[i];
+        if( m->base == base && m->pitch == l->i_pitch && m->rows == l->i_xrows && m->s == v->stride &&
+            m->boxrows == g->winrows )
+        {
+            *map = m->map;
+            return 1;
+        }
+    }
+    static const tma_encode_fn encode = tma_encoder();
+    if( !encode )
+        return 0;
+    const cuuint64_t dims[2] = { (cuuint64_t)l->i_pitch, (cuuint64_t)l->i_xrows };
+    const cuuint64_t strides[1] = { (cuuint64_t)l->i_pitch * sizeof(uint32_t) };
+    const cuuint32_t box[2] = { (cuuint32_t)v->stride, (cuuint32_t)g->winrows };
+    const cuuint32_t elem[2] = { 1, 1 };
+    if( encode( map, CU_TENSOR_MAP_DATA_TYPE_UINT32, 2, (void*)base, dims, strides, box, elem,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE ) != CUDA_SUCCESS )
+        return 0;
+    tma_memo_t *m = &memo[next];
+    m->base = base;
+    m->pitch = l->i_pitch;
+    m->rows = l->i_xrows;
+    m->s = v->stride;
+    m->boxrows = g->winrows;
+    m->map = *map;
+    next = (next + 1) % TMA_MEMO;
+    n = n < TMA_MEMO ? n + 1 : n;
+    return 1;
+}
+
 /* Every block of a launch against its geometry, as search_kernel computes
  * them (every window size of the frame's macroblock columns and rows): the
  * rows it loads within the window's shared memory, its key tables' rows
@@ -1273,6 +1437,14 @@ static int check_launch_geom( const cme_launch_t *l, int want_vi )
     const int K = v->k, pair = v->keys == KEYS_PAIR, S = v->stride, pb = g.threads * g.runs_per_thread;
     const int win_words = g.keytab - SMEM_WIN( l->i_parts );
     const int tab_words = (int)(g.smem / sizeof(uint32_t)) - g.keytab;
+    /* the tensor copy's box (BULK_S()): exactly s_win, whole rows, from a
+     * 128-byte aligned word, the mbarrier before it; within TMA's box
+     * limit at the defaults (elsewhere a launch without it takes the loads) */
+    if( BULK_S( S ) )
+        bad += g.winrows * S != win_words || (SMEM_WIN( l->i_parts ) * 4) % 128 ||
+               SMEM_BAR( l->i_parts ) + 2 > SMEM_WIN( l->i_parts ) || SMEM_BAR( l->i_parts ) & 1 ||
+               SMEM_BAR( l->i_parts ) < SMEM_RED + MAX_WARPS * l->i_parts ||
+               (want_vi >= 0 && g.winrows > TMA_BOX_MAX);
     int wxs[MAX_WSIZE], wys[MAX_WSIZE], nwx, nwy;
     window_sizes( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread,
                   wxs, &nwx, wys, &nwy );
@@ -1393,12 +1565,19 @@ extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream
     const int n3 = mb_count * l->i_parts;
     const int full = l->i_parts == CUDA_ME_NPART;
     cme_launch_t la = *l;
-    /* the 4-byte plane up to CME_XPLANE_RANGE_MAX; its copies need 16-byte
-     * alignment (search_kernel) */
-    if( la.i_range > CME_XPLANE_RANGE_MAX || ((uintptr_t)la.xref & 15) || (la.i_pitch & 3) )
-        la.xref = NULL;
-    void *args[] = { &la, &g };
-    cudaError_t e = cudaLaunchKernel( v->fn[full], grid, dim3( g.threads ), args, g.smem, stream );
+    CUtensorMap tm;
+    const int tma = tma_map( &la, v, &g, &tm );
+    if( !tma )
+    {
+        memset( &tm, 0, sizeof(tm) );
+        la.i_xrows = 0;
+        /* the 4-byte plane's 16-byte copies up to CME_XPLANE_RANGE_MAX;
+         * they need 16-byte alignment (search_kernel) */
+        if( la.i_range > CME_XPLANE_RANGE_MAX || ((uintptr_t)la.xref & 15) || (la.i_pitch & 3) )
+            la.xref = NULL;
+    }
+    void *args[] = { &la, &g, &tm };
+    cudaError_t e = cudaLaunchKernel( tma ? v->fx[full] : v->fn[full], grid, dim3( g.threads ), args, g.smem, stream );
     if( e != cudaSuccess )
         return e;
     if( marks )
@@ -1452,12 +1631,15 @@ extern "C" cudaError_t cme_cuda_xplane( const uint8_t *alloc, size_t bytes, uint
 static cudaError_t search_kernels_set( cudaFuncAttribute attr, int value )
 {
     for( int v = 0; v < NVARIANTS; v++ )
-        for( int f = 0; f < 2; f++ )
+        for( int f = 0; f < 4; f++ )
         {
+            const void *fn = f < 2 ? variants[v].fn[f] : variants[v].fx[f - 2];
             cudaFuncAttributes fa;
-            cudaError_t e = cudaFuncGetAttributes( &fa, variants[v].fn[f] );
+            if( !fn )
+                continue;
+            cudaError_t e = cudaFuncGetAttributes( &fa, fn );
             if( e == cudaSuccess )
-                e = cudaFuncSetAttribute( variants[v].fn[f], attr, value );
+                e = cudaFuncSetAttribute( fn, attr, value );
             if( e != cudaSuccess )
                 return e;
         }

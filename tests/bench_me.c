@@ -9,7 +9,7 @@
  * the vabsdiff4 peak measured on the same GPU.  Timing with CUDA events:
  * 3 warm-up runs, then the median of up to 25 runs.
  *
- *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] [-C PCT] [-x] | -l
+ *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] [-C PCT] [-x] [-X] | -l
  *     -q: fewer sizes and runs (-s: any size); -s/-r: one size (QCIF, CIF,
  *     720p, 1080p, 2160p, or WxH in multiples of 16)/range; -v: one variant of
  *     the mainline kernel only (no paper kernels); -t: x264's frame-thread
@@ -20,7 +20,9 @@
  *     largest (cme_cuda_carveout; the library leaves it to the driver); -x: the
  *     windows from the reference plane itself, without its 4-byte plane
  *     (cme_launch_t.xref NULL; the library makes one where its range is
- *     up to CME_XPLANE_RANGE_MAX, and wider searches never use it); -l: list the
+ *     up to CME_XPLANE_RANGE_MAX, and from sm_90 on at every range); -X: the
+ *     4-byte plane without its rows (cme_launch_t.i_xrows 0: no tensor
+ *     copies of the windows, the same binary otherwise); -l: list the
  *     variants and exit.  The default variant of each range is
  *     marked '*'; "with xfers" is timed for it.
  * At the end, one table per frame size: total kernel ms per frame (median)
@@ -297,7 +299,7 @@ int main( int argc, char **argv )
     const char *csv_path = NULL, *only_size = NULL;
     const char *clip = NULL;
     int quick = 0, only_range = 0, only_variant = -1, mv_range_thread = 0, subpel = 0, subpel_parts = CUDA_ME_NPART_8x8;
-    int xplane = 1, carveout = -1;
+    int xplane = 1, xrows = 1, carveout = -1;
     for( int i = 1; i < argc; i++ )
     {
         if( !strcmp( argv[i], "-o" ) && i + 1 < argc )
@@ -333,6 +335,8 @@ int main( int argc, char **argv )
             carveout = atoi( argv[++i] );   /* the kernels' preferred shared-memory carveout, % */
         else if( !strcmp( argv[i], "-x" ) )
             xplane = 0;   /* windows from the plane itself (cme_launch_t.xref NULL) */
+        else if( !strcmp( argv[i], "-X" ) )
+            xrows = 0;    /* no tensor copies (cme_launch_t.i_xrows 0) */
         else if( !strcmp( argv[i], "-S" ) )
             subpel = 1;
         else if( !strcmp( argv[i], "-p" ) && i + 1 < argc )
@@ -342,7 +346,7 @@ int main( int argc, char **argv )
         else
         {
             fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p|WxH] [-r range] [-v variant] "
-                     "[-t mv_range_thread] [-g threads,runs] [-C carveout_pct] [-x] | -l\n"
+                     "[-t mv_range_thread] [-g threads,runs] [-C carveout_pct] [-x] [-X] | -l\n"
                      "       %s -S [-s SIZE] [-p 9|41] [-c clip.y4m] [-q] [-o file.csv]\n", argv[0], argv[0] );
             return 2;
         }
@@ -543,7 +547,8 @@ int main( int argc, char **argv )
                 cme_launch_t l = { .cur = pc, .ref = pr, .xref = xr, .i_pitch = pitch, .i_mb_width = mb_w, .i_mb_height = mb_h,
                                    .i_range = range, .i_mv_range = mv_range, .i_mv_range_thread = mv_range_thread,
                                    .i_parts = parts, .mv_cost = d_cost,
-                                   .centre = NULL, .blk_keys = d_scratch, .out = d_out, .i_variant = paper ? -1 : vi };
+                                   .centre = NULL, .blk_keys = d_scratch, .out = d_out, .i_variant = paper ? -1 : vi,
+                                   .i_xrows = xr && xrows ? (int)(plane / pitch) : 0 };
                 const int nk = paper ? 3 : 2;
                 static const char *knames[2][3] = { { "1+2 search", "3 reduce" }, { "1 sad", "2 merge", "3 reduce" } };
                 const int runs = quick ? 8 : 25;

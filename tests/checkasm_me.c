@@ -179,10 +179,11 @@ static uint8_t *dev_guarded_fetch( const char *what, const char *buf, const uint
 #define CANARY_KEY (0x0101010101010101ull * CANARY_BYTE)
 
 /* The launch of one search on padded device planes (pixel (0,0) at
- * CME_PAD, CME_PAD), with the reference's 4-byte plane d_xref (made from
- * its whole allocation: xplane_of()), its scratch and results after their
- * front canaries; i_out_stride 0: one candidate. */
-static cme_launch_t launch_of( uint8_t *d_cur, uint8_t *d_ref, const uint32_t *d_xref, int pitch, int mb_w, int mb_h, int range, int mv_range,
+ * CME_PAD, CME_PAD) of h rows, with the reference's 4-byte plane d_xref
+ * (made from its whole allocation: xplane_of()) and its rows, as the
+ * library launches them, its scratch and results after their front
+ * canaries; i_out_stride 0: one candidate. */
+static cme_launch_t launch_of( uint8_t *d_cur, uint8_t *d_ref, const uint32_t *d_xref, int pitch, int h, int mb_w, int mb_h, int range, int mv_range,
                                int mv_range_thread, int parts, const uint16_t *d_cost, const int16_t *d_centre,
                                uint8_t *d_scratch, uint8_t *d_out, int variant )
 {
@@ -203,6 +204,7 @@ static cme_launch_t launch_of( uint8_t *d_cur, uint8_t *d_ref, const uint32_t *d
     l.blk_keys = (uint64_t*)(d_scratch + GUARD);
     l.out = (cuda_me_result_t*)(d_out + GUARD);
     l.i_variant = variant;
+    l.i_xrows = h + 2*CME_PAD;
     return l;
 }
 
@@ -255,7 +257,7 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
     }
 
     uint32_t *d_xref = xplane_of( d_ref, plane );
-    const cme_launch_t l = launch_of( d_cur, d_ref, d_xref, pitch, mb_w, mb_h, range, mv_range, mv_range_thread, parts,
+    const cme_launch_t l = launch_of( d_cur, d_ref, d_xref, pitch, cur->h, mb_w, mb_h, range, mv_range, mv_range_thread, parts,
                                       d_cost, d_centre, d_scratch, d_out, variant );
     CU( paper ? cme_cuda_search_paper( &l, 0, NULL ) : cme_cuda_search( &l, 0 ) );
     CU( cudaDeviceSynchronize() );
@@ -266,6 +268,24 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
                        "%s: result of macroblock %zu partition %zu never written", what, i / parts, i % parts );
     memcpy( out, h_out + GUARD, n );
     free( h_out );
+    if( !paper )
+    {
+        /* the same launch without the plane's rows: the windows by loads,
+         * not tensor copies (cme_launch_t.i_xrows, sm_90 on), the same
+         * results (both are checked against C by the caller through out) */
+        cme_launch_t l0 = l;
+        l0.i_xrows = 0;
+        CU( cudaMemset( d_out + GUARD, 0, n ) );
+        CU( cme_cuda_search( &l0, 0 ) );
+        CU( cudaDeviceSynchronize() );
+        h_out = dev_guarded_fetch( what, "results (no tensor copies)", d_out, n );
+        for( size_t i = 0; i < count; i++ )
+            ck_assert_msg( !memcmp( h_out + GUARD + i * sizeof(cuda_me_result_t), (const uint8_t*)out + i * sizeof(cuda_me_result_t),
+                                    sizeof(cuda_me_result_t) ),
+                           "%s: macroblock %zu partition %zu: without the plane's rows (no tensor copies) not as with them",
+                           what, i / parts, i % parts );
+        free( h_out );
+    }
 
     uint8_t *h_scratch = dev_guarded_fetch( what, "scratch", d_scratch, scratch );
     const size_t nkeys = scratch / sizeof(uint64_t), per = (size_t)mb_w * mb_h * parts;
@@ -452,7 +472,7 @@ START_TEST( test_kernels_pass2 )
         uint8_t *d_out = dev_guarded_alloc( n );
         uint8_t *d_scratch = dev_guarded_alloc( scratch );
         uint8_t *d_centre2 = dev_guarded_alloc( (size_t)mb_count * 4 );
-        cme_launch_t l = launch_of( d_cur, d_ref, d_xref, pitch, mb_w, mb_h, c->range, c->mv_range, c->thread, np, d_cost,
+        cme_launch_t l = launch_of( d_cur, d_ref, d_xref, pitch, cur.h, mb_w, mb_h, c->range, c->mv_range, c->thread, np, d_cost,
                                     d_centre, d_scratch, d_out, -1 );
         l.i_out_stride = 2 * np;
         CU( cme_cuda_search( &l, 0 ) );
