@@ -973,7 +973,7 @@ static const variant_t variants[] =
  * memory than the window needs (fewer blocks per SM), so v4 stays there. */
 extern "C" int cme_cuda_variant_default( int range )
 {
-    return range <= 8 ? 6 : range <= 16 ? 12 : range <= 32 ? 15 : range <= 64 ? 16 : range <= 120 ? 4 : 17;
+    return range <= 3 ? 6 : range <= 16 ? 14 : range <= 32 ? 15 : range <= 64 ? 16 : range <= 120 ? 4 : 17;
 }
 
 /* row_keys() on the host against the spec's merge (cme_merge): every
