@@ -124,6 +124,12 @@ int cme_cuda_selftest_keys( uint32_t seed );
  * Returns the number of violations. */
 int cme_cuda_selftest_pairs( void );
 
+/* Host-side check of the one-row runs of HROW() variants (no GPU needed):
+ * for every window from 9 x 9 to 257 x 257, the runs as the kernel maps
+ * them (run_pos()) cover every position and none outside the window, and
+ * no warp holds runs of both kinds.  Returns the number of violations. */
+int cme_cuda_selftest_hrow( void );
+
 /* Host-side check of the search geometries (no GPU needed): for frame sizes
  * from 1x1 to 2160p macroblocks, MV limits, every range and variant and the
  * default, the variant a launch runs (a fixed-stride one, or its fallback)

@@ -110,6 +110,65 @@ static __host__ __device__ __forceinline__ int run_count( int wx, int wy, int K 
     return wx * ((wy + K - 1) / K);
 }
 
+/* One-row runs for a window's last rows (HROW() variants: K = 8 with the
+ * key tables, v16 and v17).  Where a window's height leaves L = wy % K
+ * rows, 1 <= L <= HROW_LMAX, after its full groups (+-48, +-64, +-128: 97,
+ * 129, 257 rows, L = 1), those rows are not a group of K rows moved up
+ * (7 of its 8 rows searched twice: 5.4% of +-64's positions) but runs of
+ * one position each (search_run_fma() with K = 1), per of them a row.  Run
+ * u of a macroblock: u < G*per (G = wy / K full groups) as before; then
+ * up to the next multiple of 32, A, none (so that no warp runs both kinds:
+ * A, u0 and the threads' strides are multiples of 32); from A, row
+ * wy - L + (u - A) / per, column (u - A) % per.  A one-position run costs
+ * about a quarter of a K = 8 run (its 16 rows' loads for one position, no
+ * shared minima), so L rows of them against one group break even near
+ * L = 4. */
+#define HROW_LMAX 2
+#define HROW( K, S ) ((K) == 8 && KEY_TABLES( S ))
+
+static __host__ __device__ __forceinline__ int hrow_rows( int wy, int K )
+{
+    return wy % K <= HROW_LMAX ? wy % K : 0;
+}
+
+static __host__ __device__ __forceinline__ int hrow_start( int per, int wy, int K )
+{
+    return ((wy / K) * per + 31) & ~31;
+}
+
+/* Runs of a window: hr, whether the variant has HROW(). */
+static __host__ __device__ __forceinline__ int run_total( int per, int wy, int K, int hr )
+{
+    const int L = hr ? hrow_rows( wy, K ) : 0;
+    return L ? hrow_start( per, wy, K ) + L * per : run_count( per, wy, K );
+}
+
+/* Run u of a window with per runs a group (hr: HROW()): its first window
+ * row, in *kr its rows (K, or 1 for a one-row run) and in *col its group
+ * column (pair_col() of it with KEYS_PAIR), -1 for an idle run (HROW:
+ * from the groups' end to A), whose rows are then those of the last
+ * group's runs. */
+static __host__ __device__ __forceinline__ int run_pos( int u, int per, int wy, int K, int hr, int *kr, int *col )
+{
+    const int L = hr ? hrow_rows( wy, K ) : 0;
+    *kr = K;
+    if( L && u >= hrow_start( per, wy, K ) )
+    {
+        const int v = u - hrow_start( per, wy, K ), r = (int)((unsigned)v / (unsigned)per);
+        *kr = 1;
+        *col = v - r * per;
+        return wy - L + r;
+    }
+    if( L && u >= (wy / K) * per )
+    {
+        *col = -1;
+        return wy - L - K;
+    }
+    const int g = (int)((unsigned)u / (unsigned)per);   /* unsigned: see cme_launch_window() */
+    *col = u - g * per;
+    return run_row( g, wy, K );
+}
+
 /* KEYS_PAIR: a run is two window columns a and a + 4 (search_run_fma()).
  * Column pairs of a window wx >= 8 wide: 4 per 8 columns (a = 8q + i,
  * i < 4), then E = min(wx % 8, 4) pairs for the last wx % 8 columns, moved
@@ -608,7 +667,8 @@ search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_const
     const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
     const bool PAIR = KEYS == KEYS_PAIR;
     const int per = PAIR ? pair_count( wx ) : wx;   /* runs per run group (K window rows) */
-    const int runs = run_count( per, wy, K );
+    const bool HR = HROW( K, S );
+    const int runs = run_total( per, wy, K, HR );
     const int u0 = blockIdx.y * nt * geo.runs_per_thread;
     uint64_t *bk = a.blk_keys + ((size_t)mb * geo.nb + blockIdx.y) * NP;
     if( u0 >= runs )   /* edge macroblocks have smaller windows (never with nb = 1: u0 = 0) */
@@ -618,8 +678,9 @@ search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_const
         return;
     }
     const int u1 = cme_imin( u0 + nt * geo.runs_per_thread, runs );
-    const int row_lo = run_row( u0 / per, wy, K );
-    const int nrows = run_row( (u1 - 1) / per, wy, K ) - row_lo + K + 15;
+    int klo, khi, clo, chi;
+    const int row_lo = run_pos( u0, per, wy, K, HR, &klo, &clo );
+    const int nrows = run_pos( u1 - 1, per, wy, K, HR, &khi, &chi ) - row_lo + khi + 15;
     const int x0 = 16*mb_x + w.x_min, off = x0 & 3;
     /* words a row holds (row_words()); its stride in s_win: S if the
      * variant fixes it (at least row_words( wx ): search_geom()) */
@@ -736,11 +797,15 @@ search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_const
      * in the variants of KEY_TABLES(). */
     if( KEY_TABLES( S ) )
     {
+        /* not unrolled: an unrolled loop's remainder arithmetic cost more
+         * ALU instructions than the loop (twenty-ninth session) */
+#pragma unroll 1
         for( int i = t; i < nrows - 15; i += nt )
         {
             const uint32_t mvc = a.mv_cost ? a.mv_cost[2*a.i_range + w.y_min + row_lo + i - w.cy] : 0;
             s_rowkey[i] = (mvc << KEY_SHIFT) + (uint32_t)(i * wx);
         }
+#pragma unroll 1
         for( int i = t; i < wx; i += nt )
         {
             const uint32_t mvc = a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + i - w.cx] : 0;
@@ -762,10 +827,33 @@ search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_const
         best[p] = ~0u;
     /* run u = g * per + c: (g, c) advance by nt without a division; the
      * run's (first) window column is c, or pair_col( c ) with KEYS_PAIR */
-    const int dg = nt / per, dc = nt - dg * per;
-    int g = (u0 + t) / per, c = u0 + t - g * per;
+    const int dg = (int)((unsigned)nt / (unsigned)per), dc = nt - dg * per;
+    int g = (int)((unsigned)(u0 + t) / (unsigned)per), c = u0 + t - g * per;
+    /* HROW: the full groups' runs end at ufull, the one-row runs start at ua */
+    const int L = HR ? hrow_rows( wy, K ) : 0;
+    const int ufull = L ? (wy / K) * per : u1, ua = L ? hrow_start( per, wy, K ) : u1;
     for( int u = u0 + t; u < u1; u += nt )
     {
+        if( HR && u >= ua )   /* the same for the warp's 32 lanes */
+        {
+            int kr, col;
+            const int rk = run_pos( u, per, wy, K, HR, &kr, &col ) - row_lo;
+            const uint32_t k1 = mad( s_rowkey[rk], geo.one, s_colkey[col] );
+            search_run_fma<NP, 1, 1, S>( s_cur, s_win + rk * rowlen + col + off, rowlen, &k1, &k1,
+                                         geo.key_scale, geo.one, best );
+            continue;   /* every later run of this thread is one too */
+        }
+        if( HR && u >= ufull )   /* idle up to ua */
+        {
+            g += dg;
+            c += dc;
+            if( c >= per )
+            {
+                c -= per;
+                g++;
+            }
+            continue;
+        }
         const int r0 = run_row( g, wy, K );
         const int col = PAIR ? pair_col( c, wx ) : c;
         /* key bases of the run's column (kk) and, with column pairs, of
@@ -1067,6 +1155,39 @@ extern "C" int cme_cuda_selftest_pairs( void )
     return bad;
 }
 
+extern "C" int cme_cuda_selftest_hrow( void )
+{
+    static uint8_t seen[257][257];
+    int bad = 0;
+    for( int wx = 9; wx <= 257; wx++ )
+        for( int wy = 9; wy <= 257; wy++ )
+        {
+            const int K = 8, runs = run_total( wx, wy, K, 1 );
+            memset( seen, 0, sizeof(seen) );
+            for( int u = 0; u < runs; u++ )
+            {
+                int kr, col;
+                const int r = run_pos( u, wx, wy, K, 1, &kr, &col );
+                if( col < 0 )
+                    continue;
+                /* a one-row run's warp (32 runs from a multiple of 32) holds no K-row run */
+                for( int v = u & ~31; v < (u | 31) + 1 && v < runs; v++ )
+                {
+                    int kv, cv;
+                    run_pos( v, wx, wy, K, 1, &kv, &cv );
+                    bad += cv >= 0 && kv != kr;
+                }
+                bad += r < 0 || r + kr > wy || col >= wx || (kr != K && kr != 1);
+                for( int k = 0; k < kr && r + k < wy && col < wx; k++ )
+                    seen[r + k][col] = 1;
+            }
+            for( int y = 0; y < wy; y++ )
+                for( int x = 0; x < wx; x++ )
+                    bad += !seen[y][x];
+        }
+    return bad;
+}
+
 extern "C" const char *cme_cuda_variant_name( int v )
 {
     return v < 0 || v >= NVARIANTS ? NULL : variants[v].name;
@@ -1206,7 +1327,14 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
     if( (pair && lwx < 8) ||   /* no column pairs (pair_col()) */
         (S && row_words( mwx ) > S) )   /* rows wider than the variant's stride */
         return g;
-    const int per = group_runs( mwx, pair ), runs = run_count( per, mwy, K );
+    /* the most runs of any window of the frame (with HROW() not always
+     * the largest window's: +-64's 129 rows have 2209, 130 would have 2338,
+     * 131 2193) */
+    const int per = group_runs( mwx, pair );
+    int runs = 0;
+    for( int i = 0; i < nwx; i++ )
+        for( int j = 0; j < nwy; j++ )
+            runs = cme_imax( runs, run_total( group_runs( wxs[i], pair ), wys[j], K, HROW( K, S ) ) );
     const int positions = pair ? 2*K : K;   /* per run */
     long best = -1;
     for( int nt = 64; nt <= MAX_THREADS; nt += 32 )
@@ -1452,18 +1580,20 @@ static int check_launch_geom( const cme_launch_t *l, int want_vi )
         for( int j = 0; j < nwy; j++ )
         {
             const int wx = wxs[i], wy = wys[j];
-            const int per = group_runs( wx, pair ), runs = run_count( per, wy, K );
+            const int per = group_runs( wx, pair ), hr = HROW( K, S ), runs = run_total( per, wy, K, hr );
             const int rowlen = S ? S : row_words( wx );
-            bad += rowlen < row_words( wx ) || (pair && wx < 8);
+            bad += rowlen < row_words( wx ) || (pair && wx < 8) || (long)g.nb * pb < runs;
             for( int b = 0; b < g.nb; b++ )
             {
                 const int u0 = b * pb;
                 if( u0 >= runs )
                     break;
                 const int u1 = cme_imin( u0 + pb, runs );
-                const int row_lo = run_row( u0 / per, wy, K );
-                const int nrows = run_row( (u1 - 1) / per, wy, K ) - row_lo + K + 15;
-                bad += nrows * rowlen > win_words;
+                int klo, khi, clo, chi;
+                const int row_lo = run_pos( u0, per, wy, K, hr, &klo, &clo );
+                const int nrows = run_pos( u1 - 1, per, wy, K, hr, &khi, &chi ) - row_lo + khi + 15;
+                /* the shared memory, the first run not idle, the keys' raster field */
+                bad += nrows * rowlen > win_words || clo < 0 || (long)(nrows - 15) * wx > (1 << KEY_SHIFT);
                 if( KEY_TABLES( S ) )
                     bad += nrows - 15 > g.keyrows || g.keyrows + wx > tab_words;
             }

@@ -14,7 +14,9 @@
 static __device__ __forceinline__ cme_window_t cme_launch_window( const cme_launch_t &a, const int mb,
                                                                   int *mb_x, int *mb_y )
 {
-    const int x = mb % a.i_mb_width, y = mb / a.i_mb_width;
+    /* unsigned: no sign fix-ups (ALU instructions, which wait behind
+     * the other blocks' SADs: results/kernel_steps.md) */
+    const int y = (int)((unsigned)mb / (unsigned)a.i_mb_width), x = mb - y * a.i_mb_width;
     if( mb_x )
         *mb_x = x;
     if( mb_y )

@@ -179,6 +179,14 @@ START_TEST( test_pairs )
 }
 END_TEST
 
+START_TEST( test_hrow )
+{
+    /* the K = 8 key-table variants' one-row runs for a window's last rows
+     * (me_cuda.cu, HROW()): every position covered, none outside */
+    ck_assert_int_eq( cme_cuda_selftest_hrow(), 0 );
+}
+END_TEST
+
 START_TEST( test_geom )
 {
     /* the search geometries and the kernels' shared-memory layout (window
@@ -1673,6 +1681,7 @@ static Suite *cuda_me_suite( void )
     tcase_add_test( tc, test_merge_fma );
     tcase_add_test( tc, test_pairs );
     tcase_add_test( tc, test_geom );
+    tcase_add_test( tc, test_hrow );
 #endif
 
     tc = add_tcase( s, "cref", 600 );
