@@ -98,6 +98,8 @@ const char *cme_cuda_variant_name( int v );
  * leaves blk_keys alone; otherwise it fills blk_keys[mb][block][partition]
  * and reduce_kernel makes the results. */
 int cme_cuda_search_blocks( const cme_launch_t *l );
+/* The same, and the blocks' threads and runs per thread (benchmark). */
+int cme_cuda_search_geometry( const cme_launch_t *l, int *threads, int *runs_per_thread );
 
 /* For the benchmark (issue 13's geometry sweep): every later search uses
  * nt threads per block and u runs per thread (nt a multiple of 32 up to

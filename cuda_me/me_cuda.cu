@@ -1675,8 +1675,19 @@ extern "C" int cme_cuda_selftest_geom( void )
 
 extern "C" int cme_cuda_search_blocks( const cme_launch_t *l )
 {
+    return cme_cuda_search_geometry( l, NULL, NULL );
+}
+
+extern "C" int cme_cuda_search_geometry( const cme_launch_t *l, int *threads, int *runs_per_thread )
+{
     search_geom_t g;
-    return launch_variant( l, &g ) ? g.nb : 0;
+    if( !launch_variant( l, &g ) )
+        return 0;
+    if( threads )
+        *threads = g.threads;
+    if( runs_per_thread )
+        *runs_per_thread = g.runs_per_thread;
+    return g.nb;
 }
 
 extern "C" cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stream )

@@ -617,6 +617,13 @@ int main( int argc, char **argv )
                         fprintf( csv, "%s,%d,%d,%d,%d,%s,%s,%.5f,%.5f,%.0f,%.4f,%.2f\n", sizes[si].name, w, h, range, parts, vname, kn,
                                  s.med, s.min, absdiffs, k == nk ? rate * 1e-12 : 0., k == nk ? 100. * rate / peak : 0. );
                 }
+                if( !paper )
+                {
+                    int gt = 0, gu = 0;
+                    const int gnb = cme_cuda_search_geometry( &l, &gt, &gu );
+                    printf( "%-6s %5d %-14s %-12s %4d x %2d, %d block%s a macroblock\n", sizes[si].name, range, vname, "geometry",
+                            gt, gu, gnb, gnb == 1 ? "" : "s" );
+                }
                 if( xfers )
                 {
                     stat_t s = stat_of( tt, runs );

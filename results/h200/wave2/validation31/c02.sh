@@ -31,9 +31,24 @@ for rep in 1 2 3 4 5; do
   done
 done > "$OUT/bench.txt" 2>&1
 date +%T >> "$OUT/times.txt"
+# launch geometries with the copy (bench_me -g NT,U; the library's first):
+# the cost model of search_geom() charges each block its window's loads,
+# which the copy took out
+for rep in 1 2 3; do
+  for c in 1080p:32:15:96,8 1080p:32:15:128,6 1080p:32:15:64,12 1080p:32:15:96,4 1080p:32:15:128,3 \
+           1080p:64:16:96,12 1080p:64:16:128,9 1080p:64:16:128,6 1080p:64:16:96,8 1080p:64:16:64,12 \
+           1080p:48:16:128,11 1080p:48:16:96,8 1080p:48:16:128,6; do
+    IFS=: read -r sz r v g <<< "$c"
+    timeout 60 build/carry31/c2/bench_lean -q -s $sz -r $r -v $v -g $g 2>&1 |
+      awk -v rep=$rep -v b=g$g '$4 == "total" {print rep, b, $0}'
+  done
+done > "$OUT/geom.txt" 2>&1
+build/carry31/c2/bench_lean -q -s 1080p -r 64 -v 16 | grep geometry >> "$OUT/geom.txt"
+date +%T >> "$OUT/times.txt"
 OUT="$OUT/gpu" tests/device.sh data gpu > "$OUT/gpu.log" 2>&1
 echo "device.sh rc $?" >> "$OUT/times.txt"
 date +%T >> "$OUT/times.txt"
 tar czf "$OUT/gpu.tgz" -C "$OUT" gpu && rm -rf "$OUT/gpu"
 cat "$OUT/times.txt"; tail -n 12 "$OUT/gpu.log"
 python3 tests/tools/bench_runs.py "$OUT/bench.txt" > "$OUT/bench.md" && cat "$OUT/bench.md"
+python3 tests/tools/bench_runs.py "$OUT/geom.txt" > "$OUT/geom.md"; cat "$OUT/geom.md"; grep geometry "$OUT/geom.txt"
