@@ -1039,6 +1039,11 @@ static const variant_t variants[] =
     VARIANT_X( KEYS_FMA, "fma-s80-", 6, 4, 80 ),     /* 15 */
     VARIANT_X( KEYS_FMA, "fma-s144-", 8, 3, 144 ),   /* 16 */
     VARIANT_S( KEYS_FMA, "fma-s272-", 8, 3, 272 ),   /* 17 */
+    /* +-32's stride with the tensor copy (thirty-first session): K = 8
+     * (65 rows: 8 groups and one row of one-row runs, HROW()) and K = 6
+     * without spills (3 blocks an SM) */
+    VARIANT_X( KEYS_FMA, "fma-s80-", 8, 3, 80 ),     /* 18 */
+    VARIANT_X( KEYS_FMA, "fma-s80-", 6, 3, 80 ),     /* 19 */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
