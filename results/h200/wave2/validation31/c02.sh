@@ -6,7 +6,8 @@
 # Carry: build/carry31/c1.tar.xz (bench_tma: 20c8ce6's kernels, the tensor
 # copy alone), build/carry31/c2.tar.xz (bench_hrow: + HROW; bench_lean:
 # c861e8b, + the set-up), build/device, build/tests/test_cuda_me_static
-# (./build.sh device at c861e8b).
+# (./build.sh device at c861e8b; test_cuda_me_static at 2f1c3e0+: with
+# variants 18 and 19), bench_lean2 (the same with variants 18 and 19).
 set -u
 tar xJf build/carry31/c1.tar.xz -C build/carry31
 tar xJf build/carry31/c2.tar.xz -C build/carry31
@@ -24,7 +25,9 @@ for rep in 1 2 3 4 5; do
            720p:16:tma:14 720p:16:lean:14 2160p:16:tma:14 2160p:16:lean:14 \
            1080p:8:tma:14 1080p:8:lean:14 \
            1080p:4:lean:6 1080p:4:lean:14 720p:4:lean:6 720p:4:lean:14 \
-           1080p:6:lean:6 1080p:6:lean:14; do
+           1080p:6:lean:6 1080p:6:lean:14 \
+           1080p:32:lean2:15 1080p:32:lean2:16 1080p:32:lean2:18 1080p:32:lean2:19 \
+           720p:32:lean2:15 720p:32:lean2:18 720p:32:lean2:19 2160p:32:lean2:15 2160p:32:lean2:18 2160p:32:lean2:19; do
     IFS=: read -r sz r b v <<< "$c"
     case $b in tma) B=build/carry31/c1/bench_tma;; *) B=build/carry31/c2/bench_$b;; esac
     timeout 60 $B -q -s $sz -r $r -v $v 2>&1 | awk -v rep=$rep -v b=$b '$4 == "total" {print rep, b, $0}'
