@@ -6,7 +6,7 @@
 # Carry: build/carry31/c1.tar.xz (bench_tma: 20c8ce6's kernels, the tensor
 # copy alone), build/carry31/c2.tar.xz (bench_hrow: + HROW; bench_lean:
 # c861e8b, + the set-up), build/device, build/tests/test_cuda_me_static
-# (./build.sh device at c861e8b; test_cuda_me_static at 2f1c3e0+: with
+# (./build.sh device at c861e8b; test_cuda_me_static at fde6897: with
 # variants 18 and 19), bench_lean2 (the same with variants 18 and 19).
 set -u
 tar xJf build/carry31/c1.tar.xz -C build/carry31
