@@ -1063,7 +1063,13 @@ static const variant_t variants[] =
  * against v6's 0.288 (-4.4%; 720p -3.9%, 2160p -4.8%), +-48 and +-64 v16
  * -0.9% and -1.6% against v4 (1.006 ms at +-64), +-128 v17 3.835 against
  * 3.896 (-1.6%); from +-65 to +-120 v17's stride would take more shared
- * memory than the window needs (fewer blocks per SM), so v4 stays there. */
+ * memory than the window needs (fewer blocks per SM), so v4 stays there.
+ * From range 4 to 16 v14 (v12 with +-16's fixed stride) since the
+ * thirty-first session: its window is one tensor copy on sm_90
+ * (validation31/c1: 1080p +-16 0.0817 ms against v12's 0.0895, 720p
+ * -7.9%, 2160p -8.4%, +-8 0.0389 against v6's 0.0436); without the copy
+ * level with v12 at +-16 and 3% faster than v6 at +-8.  v14 cannot run
+ * windows under 8 columns (ranges 1-3): v6 there. */
 extern "C" int cme_cuda_variant_default( int range )
 {
     return range <= 3 ? 6 : range <= 16 ? 14 : range <= 32 ? 15 : range <= 64 ? 16 : range <= 120 ? 4 : 17;
