@@ -5,12 +5,14 @@
 # unit, memcheck over gpu/gpu, e2e CUDA == C with deferred decodes).
 # Carry: build/carry31/c1.tar.xz (bench_tma: 20c8ce6's kernels, the tensor
 # copy alone), build/carry31/c2.tar.xz (bench_hrow: + HROW; bench_lean:
-# c861e8b, + the set-up), build/device, build/tests/test_cuda_me_static
+# c861e8b, + the set-up), build/carry31/c2dev.tar.xz (build/device/x264/x264,
+# build/tests/test_cuda_me_static)
 # (./build.sh device at c861e8b; test_cuda_me_static at fde6897: with
 # variants 18 and 19), bench_lean2 (the same with variants 18 and 19).
 set -u
 tar xJf build/carry31/c1.tar.xz -C build/carry31
 tar xJf build/carry31/c2.tar.xz -C build/carry31
+tar xJf build/carry31/c2dev.tar.xz -C build   # device/x264/x264, tests/test_cuda_me_static
 date +%T > "$OUT/times.txt"
 for rep in 1 2 3 4 5; do
   for c in 1080p:32:tma:15 1080p:32:hrow:15 1080p:32:lean:15 \
