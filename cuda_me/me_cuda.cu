@@ -62,8 +62,10 @@
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
-#include <cuda.h>            /* CUtensorMap (types only: no libcuda link) */
+#include <cuda.h>            /* the tensor map's types (no libcuda link) */
+#if CUDART_VERSION >= 12000
 #include <cudaTypedefs.h>    /* PFN_cuTensorMapEncodeTiled */
+#endif
 
 #include "spec.h"
 #include "kernels.h"
@@ -220,7 +222,7 @@ static __host__ __device__ __forceinline__ int row_words( int wx )
  * with cme_launch_t.i_xrows (the plane's rows) and a tensor map
  * (tma_map()); -DBULK=0 builds the kernels without it. */
 #ifndef BULK
-#define BULK 1
+#define BULK (CUDART_VERSION >= 12000)   /* tensor maps: CUDA 12 */
 #endif
 #define TMA_BOX_MAX 256
 #define BULK_S( s ) (BULK && (s) > 0 && (s) <= TMA_BOX_MAX)
@@ -437,7 +439,13 @@ static __device__ __forceinline__ void cp_async16( const uint32_t s, const void 
  * elements outside the tensor read as 0.  Every thread waits with
  * tma_wait() after a __syncthreads() that follows this (the barrier's
  * initialisation is then visible to all).  sm_90 on. */
-static __device__ __forceinline__ void tma_issue( const CUtensorMap *map, const uint32_t dst, const uint32_t bar,
+/* A tensor map, as CUtensorMap (CUDA 12 on) but for any toolkit. */
+typedef struct __align__( 128 ) tma_map_t
+{
+    uint64_t opaque[16];
+} tma_map_t;
+
+static __device__ __forceinline__ void tma_issue( const tma_map_t *map, const uint32_t dst, const uint32_t bar,
                                                   const int x, const int y, const uint32_t bytes )
 {
 #if __CUDA_ARCH__ >= 900
@@ -651,7 +659,7 @@ typedef struct search_geom_t
  * loads and stores a run. */
 template<int NP, int K, int MINB, int KEYS, int S, int X>
 __global__ void __launch_bounds__( MAX_THREADS, MINB )
-search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_constant__ CUtensorMap tm )
+search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_constant__ tma_map_t tm )
 {
     extern __shared__ __align__( 128 ) uint4 smem4[];
     uint32_t *smem = (uint32_t*)smem4;
@@ -1487,14 +1495,20 @@ static const variant_t *launch_variant_memo( const cme_launch_t *l, search_geom_
  * for this launch (not such a variant, no plane rows, a box TMA cannot
  * take, a device before sm_90, or no driver entry point), which gives the
  * same results by the loads. */
+#if BULK
 typedef PFN_cuTensorMapEncodeTiled_v12000 tma_encode_fn;
+static_assert( sizeof(tma_map_t) == sizeof(CUtensorMap) && alignof(tma_map_t) >= alignof(CUtensorMap), "tma_map_t" );
 
 static tma_encode_fn tma_encoder( void )
 {
     void *fn = NULL;
     cudaDriverEntryPointQueryResult q;
-    if( cudaGetDriverEntryPointByVersion( "cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q ) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess )
+#if CUDART_VERSION >= 12050
+    const cudaError_t e = cudaGetDriverEntryPointByVersion( "cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q );
+#else
+    const cudaError_t e = cudaGetDriverEntryPoint( "cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &q );
+#endif
+    if( e != cudaSuccess || q != cudaDriverEntryPointSuccess )
     {
         cudaGetLastError();
         return NULL;
@@ -1502,15 +1516,36 @@ static tma_encode_fn tma_encoder( void )
     return (tma_encode_fn)fn;
 }
 
+/* map: the plane at base, uint32 [rows][pitch], boxes s x boxrows */
+static int tma_encode( tma_map_t *map, const void *base, int pitch, int rows, int s, int boxrows )
+{
+    static const tma_encode_fn encode = tma_encoder();
+    if( !encode )
+        return 0;
+    const cuuint64_t dims[2] = { (cuuint64_t)pitch, (cuuint64_t)rows };
+    const cuuint64_t strides[1] = { (cuuint64_t)pitch * sizeof(uint32_t) };
+    const cuuint32_t box[2] = { (cuuint32_t)s, (cuuint32_t)boxrows };
+    const cuuint32_t elem[2] = { 1, 1 };
+    return encode( (CUtensorMap*)map, CU_TENSOR_MAP_DATA_TYPE_UINT32, 2, (void*)base, dims, strides, box, elem,
+                   CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE ) == CUDA_SUCCESS;
+}
+#else
+static int tma_encode( tma_map_t *map, const void *base, int pitch, int rows, int s, int boxrows )
+{
+    return 0;
+}
+#endif
+
 #define TMA_MEMO 4
 typedef struct tma_memo_t
 {
     const void *base;
     int pitch, rows, s, boxrows;
-    CUtensorMap map;
+    tma_map_t map;
 } tma_memo_t;
 
-static int tma_map( const cme_launch_t *l, const variant_t *v, const search_geom_t *g, CUtensorMap *map )
+static int tma_map( const cme_launch_t *l, const variant_t *v, const search_geom_t *g, tma_map_t *map )
 {
     static thread_local tma_memo_t memo[TMA_MEMO];
     static thread_local int n, next;
@@ -1538,16 +1573,7 @@ static int tma_map( const cme_launch_t *l, const variant_t *v, const search_geom
             return 1;
         }
     }
-    static const tma_encode_fn encode = tma_encoder();
-    if( !encode )
-        return 0;
-    const cuuint64_t dims[2] = { (cuuint64_t)l->i_pitch, (cuuint64_t)l->i_xrows };
-    const cuuint64_t strides[1] = { (cuuint64_t)l->i_pitch * sizeof(uint32_t) };
-    const cuuint32_t box[2] = { (cuuint32_t)v->stride, (cuuint32_t)g->winrows };
-    const cuuint32_t elem[2] = { 1, 1 };
-    if( encode( map, CU_TENSOR_MAP_DATA_TYPE_UINT32, 2, (void*)base, dims, strides, box, elem,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE ) != CUDA_SUCCESS )
+    if( !tma_encode( map, base, l->i_pitch, l->i_xrows, v->stride, g->winrows ) )
         return 0;
     tma_memo_t *m = &memo[next];
     m->base = base;
@@ -1717,7 +1743,7 @@ extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream
     const int n3 = mb_count * l->i_parts;
     const int full = l->i_parts == CUDA_ME_NPART;
     cme_launch_t la = *l;
-    CUtensorMap tm;
+    tma_map_t tm;
     const int tma = tma_map( &la, v, &g, &tm );
     if( !tma )
     {
