@@ -7,8 +7,7 @@
 # copy alone), build/carry31/c2.tar.xz (bench_hrow: + HROW; bench_lean:
 # c861e8b, + the set-up), build/carry31/c2dev.tar.xz (build/device/x264/x264,
 # build/tests/test_cuda_me_static)
-# (./build.sh device at c861e8b; test_cuda_me_static at fde6897: with
-# variants 18 and 19), bench_lean2 (the same with variants 18 and 19).
+# (x264 and the unit tests at 0e491c1: variants 18, 19, tma_map_t), bench_lean2 (the same with variants 18 and 19).
 set -u
 tar xJf build/carry31/c1.tar.xz -C build/carry31
 tar xJf build/carry31/c2.tar.xz -C build/carry31
