@@ -436,9 +436,9 @@ static __device__ __forceinline__ void cp_async16( const uint32_t s, const void 
 /* The window as one tensor copy (BULK_S()): thread 0 readies the mbarrier
  * at bar (shared-memory byte address) for one arrival and the copy's bytes,
  * then copies the box at element (x, y) of map to dst (128-byte aligned);
- * elements outside the tensor read as 0.  Every thread waits with
- * tma_wait() after a __syncthreads() that follows this (the barrier's
- * initialisation is then visible to all).  sm_90 on. */
+ * elements outside the tensor read as 0.  Thread 0 then waits with
+ * tma_wait() (its acquire) before the block's __syncthreads(), which
+ * orders the copy's writes before every other thread's reads.  sm_90 on. */
 /* A tensor map, as CUtensorMap (CUDA 12 on) but for any toolkit. */
 typedef struct __align__( 128 ) tma_map_t
 {
