@@ -2058,14 +2058,25 @@ static int tma_map( const cme_launch_t *l, const variant_t *v, const search_geom
     const uint32_t *base = l->xref - ((size_t)CME_PAD * l->i_pitch + CME_PAD);
     if( (uintptr_t)base & 15 )
         return 0;
-    int dev, major;
-    if( cudaGetDevice( &dev ) != cudaSuccess ||
-        cudaDeviceGetAttribute( &major, cudaDevAttrComputeCapabilityMajor, dev ) != cudaSuccess )
+    /* the device's compute capability, asked once per device a thread uses */
+    static thread_local int cc_dev = -1, cc_major;
+    int dev;
+    if( cudaGetDevice( &dev ) != cudaSuccess )
     {
         cudaGetLastError();
         return 0;
     }
-    if( major < 9 )
+    if( dev != cc_dev )
+    {
+        if( cudaDeviceGetAttribute( &cc_major, cudaDevAttrComputeCapabilityMajor, dev ) != cudaSuccess )
+        {
+            cudaGetLastError();
+            cc_dev = -1;
+            return 0;
+        }
+        cc_dev = dev;
+    }
+    if( cc_major < 9 )
         return 0;
     for( int i = 0; i < n; i++ )
     {
