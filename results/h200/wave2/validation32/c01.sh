@@ -19,14 +19,14 @@ for rep in 1 2 3 4 5; do
   done
 done > "$OUT/bench.txt" 2>&1
 date +%T >> "$OUT/times.txt"
-for tool in memcheck racecheck synccheck; do
-  timeout 60 compute-sanitizer --tool $tool --print-limit 20 $B -q -s CIF -r 32 -v 20 > "$OUT/san_$tool.log" 2>&1
-  echo "$tool rc $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_$tool.log" | tail -1)" >> "$OUT/times.txt"
-done
 OUT="$OUT/gpu" tests/device.sh data > "$OUT/data.log" 2>&1
 t0=$(date +%s)
-CK_RUN_SUITE=gpu CK_RUN_CASE=gpu CUDA_ME_REQUIRE_GPU=1 CUDA_ME_TEST_DATA=build/data timeout 330 build/tests/test_cuda_me_static > "$OUT/unit_gpu.log" 2>&1
+CK_RUN_SUITE=gpu CK_RUN_CASE=gpu CUDA_ME_REQUIRE_GPU=1 CUDA_ME_TEST_DATA=build/data timeout 300 build/tests/test_cuda_me_static > "$OUT/unit_gpu.log" 2>&1
 echo "unit gpu/gpu rc $? $(( $(date +%s) - t0 )) s" >> "$OUT/times.txt"
+for tool in memcheck racecheck synccheck; do
+  timeout 40 compute-sanitizer --tool $tool --print-limit 20 $B -q -s CIF -r 32 -v 20 > "$OUT/san_$tool.log" 2>&1
+  echo "$tool rc $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_$tool.log" | tail -1)" >> "$OUT/times.txt"
+done
 cat "$OUT/times.txt"; cat "$OUT/first.txt"
 grep -E "^[0-9]+%: Checks|:[FE]:" "$OUT/unit_gpu.log" | head -20
 python3 tests/tools/bench_runs.py "$OUT/bench.txt" > "$OUT/bench.md"; cat "$OUT/bench.md"
