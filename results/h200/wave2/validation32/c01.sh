@@ -15,7 +15,7 @@ for rep in 1 2 3 4 5; do
            720p:32:15: 720p:32:20: 720p:32:21: 720p:32:22: 2160p:32:15: 2160p:32:20: 2160p:32:21: 2160p:32:22: \
            1080p:24:15: 1080p:24:20: 1080p:24:21: 1080p:17:15: 1080p:17:21:; do
     IFS=: read -r sz r v g <<< "$c"
-    timeout 60 $B -q -s $sz -r $r -v $v ${g:+-g $g} 2>&1 | awk -v rep=$rep -v b=v$v${g:+g$g} '$4 == "total" {print rep, b, $0}'
+    timeout 60 $B -q -s $sz -r $r -v $v ${g:+-g $g} 2>&1 | tee -a "$OUT/raw.txt" | awk -v rep=$rep -v b=v$v${g:+g$g} '$4 == "total" {print rep, b, $0}'
   done
 done > "$OUT/bench.txt" 2>&1
 date +%T >> "$OUT/times.txt"
@@ -30,3 +30,4 @@ done
 cat "$OUT/times.txt"; cat "$OUT/first.txt"
 grep -E "^[0-9]+%: Checks|:[FE]:" "$OUT/unit_gpu.log" | head -20
 python3 tests/tools/bench_runs.py "$OUT/bench.txt" > "$OUT/bench.md"; cat "$OUT/bench.md"
+grep "2 cands" "$OUT/raw.txt" | head -20
