@@ -1067,27 +1067,17 @@ static __device__ __noinline__ void st_produce( const cme_launch_t &a, const sea
     const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
     const int x0 = 16*mb_x + w.x_min, off = x0 & 3;
     uint32_t *rowkey = smem + o.rowkey + b * geo.keyrows, *colkey = smem + o.colkey + b * geo.keycols;
-    /* the rows' and columns' MV costs, 3 a lane in flight at a time */
 #pragma unroll 1
-    for( int i0 = lane; i0 < wy || i0 < wx; i0 += 96 )
+    for( int i = lane; i < wy; i += 32 )
     {
-        uint32_t my[3], mx[3];
-#pragma unroll
-        for( int q = 0; q < 3; q++ )
-        {
-            const int i = i0 + 32*q;
-            my[q] = a.mv_cost && i < wy ? a.mv_cost[2*a.i_range + w.y_min + i - w.cy] : 0;
-            mx[q] = a.mv_cost && i < wx ? a.mv_cost[2*a.i_range + w.x_min + i - w.cx] : 0;
-        }
-#pragma unroll
-        for( int q = 0; q < 3; q++ )
-        {
-            const int i = i0 + 32*q;
-            if( i < wy )
-                rowkey[i] = (my[q] << KEY_SHIFT) + (uint32_t)(i * wx);
-            if( i < wx )
-                colkey[i] = (mx[q] << KEY_SHIFT) + (uint32_t)i;
-        }
+        const uint32_t mvc = a.mv_cost ? a.mv_cost[2*a.i_range + w.y_min + i - w.cy] : 0;
+        rowkey[i] = (mvc << KEY_SHIFT) + (uint32_t)(i * wx);
+    }
+#pragma unroll 1
+    for( int i = lane; i < wx; i += 32 )
+    {
+        const uint32_t mvc = a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + i - w.cx] : 0;
+        colkey[i] = (mvc << KEY_SHIFT) + (uint32_t)i;
     }
     uint32_t *red = smem + o.red + b * nw * NP;
 #pragma unroll 1
@@ -1100,7 +1090,7 @@ static __device__ __noinline__ void st_produce( const cme_launch_t &a, const sea
         int *meta = (int*)smem + o.meta + b * ST_META;
         meta[0] = wx;
         meta[1] = wy;
-        meta[2] = run_total( wx, wy, K, HROW( K, S ) );
+        meta[2] = run_count( wx, wy, K );
         meta[3] = off;
         meta[4] = w.x_min;
         meta[5] = w.y_min;
@@ -1248,8 +1238,7 @@ stream_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_const
     int k = (int)(j / T), ck = -1;
     j -= (uint32_t)k * T;
     uint32_t cnt = 0;
-    int wx = 0, wy = 0, runs = 0, g = 0, c = 0, dg = 0, dc = 0, u = 0, ufull = 0;
-    const bool HR = HROW( K, S );
+    int wx = 0, wy = 0, runs = 0, g = 0, c = 0, dg = 0, dc = 0, u = 0;
     const uint32_t *s_win = smem, *s_rowkey = smem, *s_colkey = smem;
     const uint4 *s_cur = smem4;
     for( uint32_t i = warp; i < tot; i += nw )
@@ -1278,22 +1267,9 @@ stream_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_const
             c = u - g * wx;
             dg = (int)((unsigned)(32*nw) / (unsigned)wx);
             dc = 32*nw - dg * wx;
-            /* HROW(): the full groups' runs end at ufull, the one-row runs
-             * start at the next multiple of 32 (a task of one kind) */
-            ufull = HR && hrow_rows( wy, K ) ? (wy / K) * wx : runs;
         }
         cnt++;
-        if( HR && u >= ufull )
-        {
-            int kr, col;
-            const int r = run_pos( u, wx, wy, K, 1, &kr, &col );
-            if( u < runs && col >= 0 )
-            {
-                const uint32_t k1 = mad( s_rowkey[r], one, s_colkey[col] );
-                search_run_fma<NP, 1, 1, S>( s_cur, s_win + r * S + col, S, &k1, &k1, sc, one, best );
-            }
-        }
-        else if( u < runs )
+        if( u < runs )
         {
             const int r0 = run_row( g, wy, K );
             uint32_t kk[K];
@@ -1438,7 +1414,6 @@ static const variant_t variants[] =
      * thirty-second session): v15's and v19's runs */
     VARIANT_T( "stream-s80-", 6, 4, 80 ),            /* 20 */
     VARIANT_T( "stream-s80-", 6, 3, 80 ),            /* 21 */
-    VARIANT_T( "stream-s80-", 8, 3, 80 ),            /* 22: K = 8, one-row runs for the last row (HROW()) */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
@@ -1803,7 +1778,7 @@ static int stream_geom( int mb_w, int mb_h, int range, int mv_range, int mv_rang
     for( int i = 0; i < nwy; i++ ) lwy = cme_imin( lwy, wys[i] );
     for( int i = 0; i < nwx; i++ )
         for( int j = 0; j < nwy; j++ )
-            runs = cme_imax( runs, run_total( wxs[i], wys[j], K, HROW( K, S ) ) );
+            runs = cme_imax( runs, run_count( wxs[i], wys[j], K ) );
     g->threads = force_nt ? force_nt : MAX_THREADS;
     g->tasks = (runs + 31) / 32;
     g->winrows = mwy + 15;
@@ -2170,7 +2145,7 @@ static int check_launch_geom( const cme_launch_t *l, int want_vi )
             {
                 const int wx = wxs[i], wy = wys[j];
                 bad += row_words( wx ) > S || wy < K || wy + 15 > gs.winrows || wy > gs.keyrows || wx > gs.keycols ||
-                       run_total( wx, wy, K, HROW( K, S ) ) > 32 * gs.tasks || (long)wx * wy > (1 << KEY_SHIFT);
+                       run_count( wx, wy, K ) > 32 * gs.tasks || (long)wx * wy > (1 << KEY_SHIFT);
             }
     }
     for( int i = 0; i < nwx; i++ )
