@@ -1018,28 +1018,6 @@ static __host__ __device__ __forceinline__ uint32_t st_ntask( int k, uint32_t tr
     return (tr + tot < hi ? tr + tot : hi) - (tr > lo ? tr : lo);
 }
 
-/* Block b of nb's range of the nmb * T tasks: from its first macroblock
- * *m0's first task on, tasks [*tr, *tr + *tot); returns its macroblocks. */
-static __host__ __device__ __forceinline__ int st_range( int nmb, uint32_t T, int b, int nb, int *m0, uint32_t *tr,
-                                                         uint32_t *tot )
-{
-    const uint64_t N = (uint64_t)nmb * T;
-    const uint64_t ts = N * (uint64_t)b / (uint64_t)nb, te = N * (uint64_t)(b + 1) / (uint64_t)nb;
-    *m0 = (int)(ts / T);
-    *tr = (uint32_t)(ts - (uint64_t)*m0 * T);
-    *tot = (uint32_t)(te - ts);
-    return (int)((*tr + *tot - 1) / T) + 1;
-}
-
-/* The merge slot of block b's k-th macroblock where it is shared (fewer
- * than T of its tasks in the block): boundary b - 1's part 1 for the
- * first, boundary b's part 0 for the last. */
-static __host__ __device__ __forceinline__ int st_slot( int k, int b, int *part )
-{
-    *part = k ? 0 : 1;
-    return k ? b : b - 1;
-}
-
 static __device__ __forceinline__ void st_wait( const uint32_t bar, const uint32_t parity )
 {
 #if __CUDA_ARCH__ >= 900
@@ -1143,8 +1121,7 @@ static __device__ __noinline__ void st_complete( const cme_launch_t &a, const ui
     {
         /* part 1 of boundary blockIdx.x - 1 (the range's first macroblock)
          * or part 0 of boundary blockIdx.x (its last) */
-        int part;
-        const int slot = st_slot( k, blockIdx.x, &part );
+        const int slot = k ? blockIdx.x : blockIdx.x - 1, part = k ? 0 : 1;
         uint64_t *pk = a.blk_keys + (size_t)(2*slot + part) * NP;
         const uint64_t *other = a.blk_keys + (size_t)(2*slot + 1 - part) * NP;
         unsigned long long *flag = (unsigned long long*)(a.blk_keys + (size_t)2 * (gridDim.x - 1) * NP) + slot;
@@ -1216,9 +1193,11 @@ stream_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_const
     /* the block's range [ts, te) of the launch's tasks; from its first
      * macroblock m0's first task on: [tr, tr + tot) */
     const uint32_t T = geo.tasks;
-    int m0;
-    uint32_t tr, tot;
-    const int nk = st_range( a.i_mb_width * a.i_mb_height, T, blockIdx.x, gridDim.x, &m0, &tr, &tot );
+    const uint64_t N = (uint64_t)(a.i_mb_width * a.i_mb_height) * T;
+    const uint64_t ts = N * blockIdx.x / gridDim.x, te = N * (blockIdx.x + 1) / gridDim.x;
+    const int m0 = (int)(ts / T);
+    const uint32_t tr = (uint32_t)(ts - (uint64_t)m0 * T), tot = (uint32_t)(te - ts);
+    const int nk = (int)((tr + tot - 1) / T) + 1;
     if( (uint32_t)__cvta_generic_to_shared( smem + ST_WIN ) & 127 )   /* the copies' destination */
         __trap();
     if( !t )
@@ -1864,11 +1843,13 @@ extern "C" int cme_cuda_selftest_stream( void )
             {
                 memset( cover, 0, sizeof(cover) );
                 memset( parts, 0, sizeof(parts) );
+                const uint64_t N = (uint64_t)nmb * T;
                 for( int b = 0; b < nb; b++ )
                 {
-                    int m0;
-                    uint32_t tr, tot;
-                    const int nk = st_range( nmb, T, b, nb, &m0, &tr, &tot );
+                    const uint64_t ts = N * b / nb, te = N * (b + 1) / nb;
+                    const int m0 = (int)(ts / T);
+                    const uint32_t tr = (uint32_t)(ts - (uint64_t)m0 * T), tot = (uint32_t)(te - ts);
+                    const int nk = (int)((tr + tot - 1) / T) + 1;
                     bad += nb > 1 && tot < 2 * T;
                     for( int k = 0; k < nk; k++ )
                     {
@@ -1878,8 +1859,7 @@ extern "C" int cme_cuda_selftest_stream( void )
                             cover[m0 + k] += n;
                         if( n < T )
                         {
-                            int part;
-                            const int slot = st_slot( k, b, &part );
+                            const int slot = k ? b : b - 1, part = k ? 0 : 1;
                             bad += slot < 0 || slot >= nb - 1 || (k && k != nk - 1);
                             if( slot >= 0 && slot < nb - 1 )
                                 parts[slot][part]++;
