@@ -98,11 +98,6 @@ const char *cme_cuda_variant_name( int v );
  * leaves blk_keys alone; otherwise it fills blk_keys[mb][block][partition]
  * and reduce_kernel makes the results. */
 int cme_cuda_search_blocks( const cme_launch_t *l );
-/* The blocks of l's launch where it runs the persistent stream_kernel()
- * (stream variants, sm_90 on, with the plane's rows and a scratch), else
- * 0.  Those launches write to blk_keys the keys of the macroblocks two
- * blocks share, 2 (n - 1) x i_parts of them, then n - 1 flags. */
-int cme_cuda_search_stream_blocks( const cme_launch_t *l );
 /* The same, and the blocks' threads and runs per thread (benchmark). */
 int cme_cuda_search_geometry( const cme_launch_t *l, int *threads, int *runs_per_thread );
 
@@ -136,13 +131,6 @@ int cme_cuda_selftest_pairs( void );
  * them (run_pos()) cover every position and none outside the window, and
  * no warp holds runs of both kinds.  Returns the number of violations. */
 int cme_cuda_selftest_hrow( void );
-
-/* Host-side check of stream_kernel()'s task ranges (no GPU needed): for
- * frames of 1 to 700 macroblocks, 1 to 80 tasks a macroblock and 1 to a
- * third of the macroblocks in blocks, every task in exactly one block, at
- * most two blocks a macroblock, and each boundary between blocks merged by
- * exactly one part from each side.  Returns the number of violations. */
-int cme_cuda_selftest_stream( void );
 
 /* Host-side check of the search geometries (no GPU needed): for frame sizes
  * from 1x1 to 2160p macroblocks, MV limits, every range and variant and the

@@ -62,7 +62,6 @@
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 #include <cuda.h>            /* the tensor map's types (no libcuda link) */
 #if CUDART_VERSION >= 12000
 #include <cudaTypedefs.h>    /* PFN_cuTensorMapEncodeTiled */
@@ -651,8 +650,6 @@ typedef struct search_geom_t
     uint32_t one;         /* that KEYS_FMA's products stay IMADs */
     int keytab, keyrows;  /* the key tables' offset in shared memory (words) and their rows */
     int winrows;          /* rows of the window's shared memory (S: its stride), 0: no S */
-    int keycols;          /* stream_kernel(): the key tables' columns (the widest window) */
-    int tasks;            /* stream_kernel(): tasks (32 runs) per macroblock, 0: no stream geometry */
 } search_geom_t;
 
 /* X = 1 (BULK_S( S ) only): the window is one tensor copy, by tm, the
@@ -950,333 +947,6 @@ search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_const
     }
 }
 
-/* ---- stream_kernel: persistent blocks over a stream of tasks (issue 13,
- * thirty-second session)
- *
- * search_kernel's block searches one macroblock: it waits for its window
- * (a tensor copy since the thirty-first session), its warps meet at two
- * barriers, its last round leaves lanes idle, and the launch ends on blocks
- * that finish at different times (the twenty-eighth session's fixed part,
- * 18 us at +-32).  Here a launch has as many blocks as the device holds at
- * once (the occupancy), and they split the frame's work evenly: macroblock
- * m is T = geo.tasks tasks of 32 runs (runs 32j .. 32j + 31 in task j, past
- * the window's runs idle; T from the frame's largest window), the launch's
- * N = macroblocks x T tasks are cut into gridDim.x equal ranges, and warp w
- * of a block takes its range's tasks w, w + nw, ...  A block holds two
- * macroblocks' windows (buffer k & 1 for its k-th macroblock), each filled
- * by one tensor copy with the macroblock's rows and key tables (a
- * "production", by one warp) and announced by an mbarrier (one phase per
- * fill, 32 arrivals and the copy's bytes); a warp entering macroblock k
- * waits on buffer k & 1's phase k >> 1.  A warp keeps its minima in
- * registers while its tasks stay in one macroblock; leaving it, it writes
- * them to the buffer's per-warp minima and counts its tasks out (a
- * shared-memory atomic); the warp that counts the macroblock's last task
- * takes the minimum over the warps, stores the results, and then produces
- * macroblock k + 2 into the same buffer (every read of it is counted by
- * then).  So no barrier after the first, the next window's copy in flight
- * while this one is searched, and the blocks end within about a task of
- * each other.  A range's first and last macroblock may be shared with the
- * neighbouring block (at most two blocks a macroblock: a range holds at
- * least 2T tasks, st_blocks()): each part's keys go to the scratch, and the
- * second part to finish (an atomic exchange of the launch's epoch, a
- * number no earlier launch used) takes the minimum and stores.  Keys are as
- * search_kernel's with row_lo = 0 (the whole window in shared memory);
- * the minima are those of the same positions, so the results are
- * bit-identical.  KEYS_FMA with the key tables, no HROW(), sm_90 on (the
- * copies); elsewhere the variant's search_kernel runs (launch_variant()). */
-
-/* Shared memory, in 32-bit words: two mbarriers, the two buffers' task
- * counts, then per buffer b: window [b][wb] (128-byte aligned), the
- * macroblock's rows [b][64], key tables [b][keyrows] and [b][keycols], the
- * warps' minima [b][nw][np] and the macroblock's numbers [b][ST_META]. */
-#define ST_BAR  0
-#define ST_DONE 4
-#define ST_WIN  32
-#define ST_META 8   /* wx, wy, runs, off, x_min, y_min */
-typedef struct st_layout_t
-{
-    int cur, rowkey, colkey, red, meta, words;
-} st_layout_t;
-
-static __host__ __device__ __forceinline__ st_layout_t st_layout( int wb, int keyrows, int keycols, int nw, int np )
-{
-    st_layout_t o;
-    o.cur = ST_WIN + 2*wb;
-    o.rowkey = o.cur + 2*64;
-    o.colkey = o.rowkey + 2*keyrows;
-    o.red = o.colkey + 2*keycols;
-    o.meta = o.red + 2*nw*np;
-    o.words = o.meta + 2*ST_META;
-    return o;
-}
-
-/* Tasks of the block's k-th macroblock: its range is [tr, tr + tot) of
- * the tasks from its first macroblock's on. */
-static __host__ __device__ __forceinline__ uint32_t st_ntask( int k, uint32_t tr, uint32_t tot, uint32_t T )
-{
-    const uint32_t lo = (uint32_t)k * T, hi = lo + T;
-    return (tr + tot < hi ? tr + tot : hi) - (tr > lo ? tr : lo);
-}
-
-static __device__ __forceinline__ void st_wait( const uint32_t bar, const uint32_t parity )
-{
-#if __CUDA_ARCH__ >= 900
-    asm volatile( "{\n\t.reg .pred P;\n"
-                  "ST_WAIT:\n\t"
-                  "mbarrier.try_wait.parity.shared::cta.b64 P, [%0], %1;\n\t"
-                  "@!P bra ST_WAIT;\n\t}"
-                  :: "r"(bar), "r"(parity) : "memory" );
-#endif
-}
-
-/* One warp: macroblock m0 + k into buffer k & 1 (the copy, its rows, key
- * tables, cleared minima and count), then the warp's 32 arrivals (lane
- * 0's with the copy's bytes) on the buffer's mbarrier, each a release of
- * the lane's own stores. */
-template<int NP, int K, int S>
-static __device__ __noinline__ void st_produce( const cme_launch_t &a, const search_geom_t &geo, const tma_map_t *tm,
-                                                uint32_t *smem, const st_layout_t &o, const int m0, const int k,
-                                                const int nw )
-{
-#if __CUDA_ARCH__ >= 900
-    const int lane = threadIdx.x & 31, b = k & 1, mb = m0 + k;
-    int mb_x, mb_y;
-    const cme_window_t w = cme_launch_window( a, mb, &mb_x, &mb_y );
-    const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
-    const int x0 = 16*mb_x + w.x_min, off = x0 & 3;
-    uint32_t *rowkey = smem + o.rowkey + b * geo.keyrows, *colkey = smem + o.colkey + b * geo.keycols;
-#pragma unroll 1
-    for( int i = lane; i < wy; i += 32 )
-    {
-        const uint32_t mvc = a.mv_cost ? a.mv_cost[2*a.i_range + w.y_min + i - w.cy] : 0;
-        rowkey[i] = (mvc << KEY_SHIFT) + (uint32_t)(i * wx);
-    }
-#pragma unroll 1
-    for( int i = lane; i < wx; i += 32 )
-    {
-        const uint32_t mvc = a.mv_cost ? a.mv_cost[2*a.i_range + w.x_min + i - w.cx] : 0;
-        colkey[i] = (mvc << KEY_SHIFT) + (uint32_t)i;
-    }
-    uint32_t *red = smem + o.red + b * nw * NP;
-#pragma unroll 1
-    for( int i = lane; i < nw * NP; i += 32 )
-        red[i] = ~0u;
-    if( lane < 16 )
-        ((uint4*)(smem + o.cur))[16*b + lane] = *(const uint4*)(a.cur + (16*mb_y + lane) * a.i_pitch + 16*mb_x);
-    if( !lane )
-    {
-        int *meta = (int*)smem + o.meta + b * ST_META;
-        meta[0] = wx;
-        meta[1] = wy;
-        meta[2] = run_count( wx, wy, K );
-        meta[3] = off;
-        meta[4] = w.x_min;
-        meta[5] = w.y_min;
-        smem[ST_DONE + b] = 0;
-    }
-    const uint32_t bar = (uint32_t)__cvta_generic_to_shared( smem + ST_BAR + 2*b );
-    const uint32_t dst = (uint32_t)__cvta_generic_to_shared( smem + ST_WIN + b * geo.keytab );
-    if( !lane )
-        asm volatile( "fence.proxy.async.shared::cta;\n\t"
-                      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n\t"
-                      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%2], [%3, {%4, %5}], [%0];"
-                      :: "r"(bar), "r"((uint32_t)(geo.winrows * S * 4)), "r"(dst), "l"(tm),
-                         "r"(CME_PAD + x0 - off), "r"(CME_PAD + 16*mb_y + w.y_min) : "memory" );
-    else
-        asm volatile( "mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(bar) : "memory" );
-#endif
-}
-
-/* The block's k-th macroblock is counted out (every task's minima in
- * the buffer's per-warp minima): one warp takes the minimum per partition
- * and stores it, or, where the macroblock is shared with the neighbouring
- * block, merges through the scratch (blk_keys: [2 (gridDim.x - 1)][NP]
- * keys, then gridDim.x - 1 flags). */
-template<int NP>
-static __device__ __noinline__ void st_complete( const cme_launch_t &a, const uint32_t *smem, const st_layout_t &o,
-                                                 const int m0, const int k, const uint32_t whole,
-                                                 const int nw, const uint64_t epoch )
-{
-    const int lane = threadIdx.x & 31, b = k & 1, mb = m0 + k;
-    const int *meta = (const int*)smem + o.meta + b * ST_META;
-    cme_window_t w;
-    w.x_min = meta[4];
-    w.x_max = meta[4] + meta[0] - 1;
-    w.y_min = meta[5];
-    w.y_max = meta[5] + meta[1] - 1;
-    w.cx = w.cy = 0;
-    const uint32_t *red = smem + o.red + b * nw * NP;
-    uint64_t key[2];
-#pragma unroll
-    for( int h = 0; h < 2; h++ )
-    {
-        const int p = lane + 32*h;
-        uint32_t v = ~0u;
-        if( p < NP )
-            for( int i = 0; i < nw; i++ )
-                v = min( v, red[i * NP + p] );
-        key[h] = cme_key( v >> KEY_SHIFT, v & ((1u << KEY_SHIFT) - 1) );
-    }
-    if( !whole )
-    {
-        /* part 1 of boundary blockIdx.x - 1 (the range's first macroblock)
-         * or part 0 of boundary blockIdx.x (its last) */
-        const int slot = k ? blockIdx.x : blockIdx.x - 1, part = k ? 0 : 1;
-        uint64_t *pk = a.blk_keys + (size_t)(2*slot + part) * NP;
-        const uint64_t *other = a.blk_keys + (size_t)(2*slot + 1 - part) * NP;
-        unsigned long long *flag = (unsigned long long*)(a.blk_keys + (size_t)2 * (gridDim.x - 1) * NP) + slot;
-        for( int h = 0; h < 2; h++ )
-            if( lane + 32*h < NP )
-                pk[lane + 32*h] = key[h];
-        __threadfence();
-        __syncwarp();
-        unsigned long long seen = 0;
-        if( !lane )
-            seen = atomicExch( flag, (unsigned long long)epoch );
-        if( __shfl_sync( 0xffffffffu, seen, 0 ) != epoch )
-            return;   /* the other part stores */
-        __threadfence();
-        for( int h = 0; h < 2; h++ )
-            if( lane + 32*h < NP )
-                key[h] = min( key[h], (uint64_t)__ldcg( (const unsigned long long*)other + lane + 32*h ) );
-    }
-    for( int h = 0; h < 2; h++ )
-        if( lane + 32*h < NP )
-            cme_store_key<NP>( a, w, mb, lane + 32*h, key[h] );
-}
-
-/* A warp leaves the block's k-th macroblock after cnt of its tasks:
- * its minima into the buffer's, its tasks counted out; the warp that
- * counts the last one completes the macroblock and produces the block's
- * (k + 2)-th into the buffer. */
-template<int NP, int K, int S>
-static __device__ __forceinline__ void st_leave( const cme_launch_t &a, const search_geom_t &geo, const tma_map_t *tm,
-                                                 uint32_t *smem, const st_layout_t &o, const uint32_t best[NP],
-                                                 const int m0, const int k, const int nk, const uint32_t tr,
-                                                 const uint32_t tot, const uint32_t cnt, const int nw, const uint64_t epoch )
-{
-    const int lane = threadIdx.x & 31, b = k & 1;
-    uint32_t *red = smem + o.red + (b * nw + (threadIdx.x >> 5)) * NP;
-#pragma unroll
-    for( int p = 0; p < NP; p++ )
-    {
-        const uint32_t v = __reduce_min_sync( 0xffffffffu, best[p] );
-        if( !lane )
-            red[p] = v;
-    }
-    const uint32_t n = st_ntask( k, tr, tot, geo.tasks );
-    uint32_t last = 0;
-    if( !lane )
-    {
-        __threadfence_block();
-        last = atomicAdd( smem + ST_DONE + b, cnt ) + cnt == n;
-        __threadfence_block();
-    }
-    __syncwarp();
-    if( __shfl_sync( 0xffffffffu, last, 0 ) )
-    {
-        st_complete<NP>( a, smem, o, m0, k, n == geo.tasks, nw, epoch );
-        if( k + 2 < nk )
-            st_produce<NP, K, S>( a, geo, tm, smem, o, m0, k + 2, nw );
-    }
-}
-
-template<int NP, int K, int MINB, int S>
-__global__ void __launch_bounds__( MAX_THREADS, MINB )
-stream_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_constant__ tma_map_t tm, const uint64_t epoch )
-{
-#if __CUDA_ARCH__ >= 900 && BULK
-    extern __shared__ __align__( 128 ) uint4 smem4[];
-    uint32_t *smem = (uint32_t*)smem4;
-    const int t = threadIdx.x, lane = t & 31, warp = t >> 5, nw = blockDim.x >> 5;
-    const st_layout_t o = st_layout( geo.keytab, geo.keyrows, geo.keycols, nw, NP );
-    /* the block's range [ts, te) of the launch's tasks; from its first
-     * macroblock m0's first task on: [tr, tr + tot) */
-    const uint32_t T = geo.tasks;
-    const uint64_t N = (uint64_t)(a.i_mb_width * a.i_mb_height) * T;
-    const uint64_t ts = N * blockIdx.x / gridDim.x, te = N * (blockIdx.x + 1) / gridDim.x;
-    const int m0 = (int)(ts / T);
-    const uint32_t tr = (uint32_t)(ts - (uint64_t)m0 * T), tot = (uint32_t)(te - ts);
-    const int nk = (int)((tr + tot - 1) / T) + 1;
-    if( (uint32_t)__cvta_generic_to_shared( smem + ST_WIN ) & 127 )   /* the copies' destination */
-        __trap();
-    if( !t )
-        asm volatile( "mbarrier.init.shared::cta.b64 [%0], 32;\n\t"
-                      "mbarrier.init.shared::cta.b64 [%1], 32;\n\t"
-                      "fence.mbarrier_init.release.cluster;"
-                      :: "r"((uint32_t)__cvta_generic_to_shared( smem + ST_BAR )),
-                         "r"((uint32_t)__cvta_generic_to_shared( smem + ST_BAR + 2 )) : "memory" );
-    __syncthreads();
-    for( int k = warp; k < 2 && k < nk; k += nw )
-        st_produce<NP, K, S>( a, geo, &tm, smem, o, m0, k, nw );
-
-    const uint32_t sc = geo.key_scale, one = geo.one;
-    uint32_t best[NP];
-    /* task i of the range: macroblock k = (tr + i) / T, its task j */
-    uint32_t j = tr + warp;
-    int k = (int)(j / T), ck = -1;
-    j -= (uint32_t)k * T;
-    uint32_t cnt = 0;
-    int wx = 0, wy = 0, runs = 0, g = 0, c = 0, dg = 0, dc = 0, u = 0;
-    const uint32_t *s_win = smem, *s_rowkey = smem, *s_colkey = smem;
-    const uint4 *s_cur = smem4;
-    for( uint32_t i = warp; i < tot; i += nw )
-    {
-        if( k != ck )
-        {
-            if( ck >= 0 )
-                st_leave<NP, K, S>( a, geo, &tm, smem, o, best, m0, ck, nk, tr, tot, cnt, nw, epoch );
-            ck = k;
-            cnt = 0;
-#pragma unroll
-            for( int p = 0; p < NP; p++ )
-                best[p] = ~0u;
-            const int b = k & 1;
-            st_wait( (uint32_t)__cvta_generic_to_shared( smem + ST_BAR + 2*b ), (uint32_t)(k >> 1) & 1 );
-            const int *meta = (const int*)smem + o.meta + b * ST_META;
-            wx = meta[0];
-            wy = meta[1];
-            runs = meta[2];
-            s_win = smem + ST_WIN + b * geo.keytab + meta[3];
-            s_rowkey = smem + o.rowkey + b * geo.keyrows;
-            s_colkey = smem + o.colkey + b * geo.keycols;
-            s_cur = (const uint4*)(smem + o.cur) + 16*b;
-            u = (int)(32*j) + lane;
-            g = (int)((unsigned)u / (unsigned)wx);
-            c = u - g * wx;
-            dg = (int)((unsigned)(32*nw) / (unsigned)wx);
-            dc = 32*nw - dg * wx;
-        }
-        cnt++;
-        if( u < runs )
-        {
-            const int r0 = run_row( g, wy, K );
-            uint32_t kk[K];
-#pragma unroll
-            for( int q = 0; q < K; q++ )
-                kk[q] = mad( s_rowkey[r0 + q], one, s_colkey[c] );
-            search_run_fma<NP, K, 1, S>( s_cur, s_win + r0 * S + c, S, kk, kk, sc, one, best );
-        }
-        u += 32*nw;
-        g += dg;
-        c += dc;
-        if( c >= wx )
-        {
-            c -= wx;
-            g++;
-        }
-        j += nw;
-        while( j >= T )
-        {
-            j -= T;
-            k++;
-        }
-    }
-    if( ck >= 0 )
-        st_leave<NP, K, S>( a, geo, &tm, smem, o, best, m0, ck, nk, tr, tot, cnt, nw, epoch );
-#endif
-}
-
 /* a: pass 1's launch (its centres, range and out with i_out_stride). */
 __global__ void pass2_kernel( const cme_launch_t a, int16_t *__restrict__ centre2 )
 {
@@ -1332,9 +1002,7 @@ typedef struct variant_t
     int stride;                  /* words per window row in shared memory, fixed at compile time; 0: row_words( wx ) */
     const char *name;            /* for the benchmark: "K8/3", "fma K8/3", ... */
     const void *fn[2];           /* 9 and 41 partitions */
-    const void *fx[2];           /* the same with the window as a tensor copy (BULK_S()), or NULL;
-                                  * with stream: stream_kernel() */
-    int stream;                  /* fx: stream_kernel(), fn: its search_kernel() where it cannot run */
+    const void *fx[2];           /* the same with the window as a tensor copy (BULK_S()), or NULL */
 } variant_t;
 
 #define KERNEL( np, k, minb, keys, s, x ) (const void*)search_kernel<np, k, minb, keys, s, x>
@@ -1347,11 +1015,6 @@ typedef struct variant_t
                                               { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, BULK ), \
                                                 KERNEL( CUDA_ME_NPART, k, minb, keys, s, BULK ) } }
 #define VARIANT( keys, tag, k, minb ) VARIANT_S( keys, tag, k, minb, 0 )
-#define VARIANT_T( tag, k, minb, s ) \
-    { k, minb, KEYS_FMA, s, tag "K" #k "/" #minb, { KERNEL( CUDA_ME_NPART_8x8, k, minb, KEYS_FMA, s, 0 ), \
-                                                    KERNEL( CUDA_ME_NPART, k, minb, KEYS_FMA, s, 0 ) }, \
-                                                  { (const void*)stream_kernel<CUDA_ME_NPART_8x8, k, minb, s>, \
-                                                    (const void*)stream_kernel<CUDA_ME_NPART, k, minb, s> }, 1 }
 static const variant_t variants[] =
 {
     VARIANT( KEYS_CLASSIC, "", 8, 3 ),      /* 0 */
@@ -1389,10 +1052,6 @@ static const variant_t variants[] =
      * without spills (3 blocks an SM) */
     VARIANT_X( KEYS_FMA, "fma-s80-", 8, 3, 80 ),     /* 18 */
     VARIANT_X( KEYS_FMA, "fma-s80-", 6, 3, 80 ),     /* 19 */
-    /* persistent blocks over a stream of tasks (stream_kernel(), the
-     * thirty-second session): v15's and v19's runs */
-    VARIANT_T( "stream-s80-", 6, 4, 80 ),            /* 20 */
-    VARIANT_T( "stream-s80-", 6, 3, 80 ),            /* 21 */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
@@ -1735,145 +1394,6 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
     return g;
 }
 
-/* stream_kernel()'s geometry (v->stream; 0: none, the variant's
- * search_kernel() runs): threads (4 warps, or cme_cuda_geom_force()'s),
- * tasks per macroblock from the frame's most runs, two buffers of the
- * tallest window's rows (the tensor copy's box: S words by winrows) and
- * key tables for the widest and tallest window.  g->nb is left 0: the
- * blocks are the device's (st_blocks()). */
-static int stream_geom( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread, int np,
-                        const variant_t *v, search_geom_t *g )
-{
-    const int K = v->k, S = v->stride;
-    memset( g, 0, sizeof(*g) );
-    g->key_scale = 1u << KEY_SHIFT;
-    g->one = 1;
-    if( !v->stream || range < 1 || range > CUDA_ME_RANGE_MAX )
-        return 0;
-    int wxs[MAX_WSIZE], wys[MAX_WSIZE], nwx, nwy, mwx = 0, mwy = 0, lwy = INT_MAX, runs = 0;
-    window_sizes( mb_w, mb_h, range, mv_range, mv_range_thread, wxs, &nwx, wys, &nwy );
-    for( int i = 0; i < nwx; i++ ) mwx = cme_imax( mwx, wxs[i] );
-    for( int i = 0; i < nwy; i++ ) mwy = cme_imax( mwy, wys[i] );
-    for( int i = 0; i < nwy; i++ ) lwy = cme_imin( lwy, wys[i] );
-    for( int i = 0; i < nwx; i++ )
-        for( int j = 0; j < nwy; j++ )
-            runs = cme_imax( runs, run_count( wxs[i], wys[j], K ) );
-    g->threads = force_nt ? force_nt : MAX_THREADS;
-    g->tasks = (runs + 31) / 32;
-    g->winrows = mwy + 15;
-    g->keytab = (g->winrows * S + 31) & ~31;
-    g->keyrows = mwy;
-    g->keycols = mwx;
-    g->smem = st_layout( g->keytab, g->keyrows, g->keycols, g->threads / 32, np ).words * sizeof(uint32_t);
-    if( row_words( mwx ) > S || lwy < K || (long)mwx * mwy > (1 << KEY_SHIFT) || g->winrows > TMA_BOX_MAX ||
-        g->smem > (96 << 10) || g->threads / 32 > g->tasks )
-        g->tasks = 0;
-    return g->tasks > 0;
-}
-
-/* stream_kernel()'s blocks for nmb macroblocks: as many as the device
- * holds at once, at most nmb / 3 (so that a block's range holds at least
- * two macroblocks' tasks, and the scratch its merges: st_complete()), at
- * least 1; 0: none fits.  Remembered per thread. */
-static int st_blocks( const void *fn, int threads, size_t smem, int nmb )
-{
-    static thread_local struct { const void *fn; int threads, dev; size_t smem; int n; } memo[4];
-    static thread_local int next;
-    int dev;
-    if( cudaGetDevice( &dev ) != cudaSuccess )
-    {
-        cudaGetLastError();
-        return 0;
-    }
-    int n = -1;
-    for( int i = 0; i < 4; i++ )
-        if( memo[i].fn == fn && memo[i].threads == threads && memo[i].dev == dev && memo[i].smem == smem )
-            n = memo[i].n;
-    if( n < 0 )
-    {
-        int per_sm = 0, sms = 0;
-        if( cudaOccupancyMaxActiveBlocksPerMultiprocessor( &per_sm, fn, threads, smem ) != cudaSuccess ||
-            cudaDeviceGetAttribute( &sms, cudaDevAttrMultiProcessorCount, dev ) != cudaSuccess )
-        {
-            cudaGetLastError();
-            per_sm = sms = 0;
-        }
-        n = per_sm * sms;
-        memo[next].fn = fn;
-        memo[next].threads = threads;
-        memo[next].dev = dev;
-        memo[next].smem = smem;
-        memo[next].n = n;
-        next = (next + 1) & 3;
-    }
-    return n ? cme_imax( 1, cme_imin( n, nmb / 3 ) ) : 0;
-}
-
-/* A number no earlier launch of this process used (stream_kernel()'s
- * merges tell the second part by it), from a start no earlier process
- * is likely to have left in the scratch. */
-static uint64_t st_epoch( void )
-{
-    static uint64_t next;
-    uint64_t e = __atomic_add_fetch( &next, 1, __ATOMIC_RELAXED );
-    if( e == 1 )
-    {
-        struct timespec ts;
-        clock_gettime( CLOCK_REALTIME, &ts );
-        const uint64_t seed = ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) * 0x9e3779b97f4a7c15ull;
-        uint64_t one = 1;
-        __atomic_compare_exchange_n( &next, &one, seed | 2, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED );
-        e = __atomic_add_fetch( &next, 1, __ATOMIC_RELAXED );
-    }
-    return e;
-}
-
-/* The task ranges of stream_kernel() as the kernel cuts them, for nmb
- * macroblocks of T tasks in nb blocks: every task of every macroblock in
- * exactly one block, at most two blocks a macroblock, and each boundary
- * slot written by exactly one part 0 and one part 1 (st_complete()). 
- * Returns the number of violations. */
-extern "C" int cme_cuda_selftest_stream( void )
-{
-    static int cover[4000], parts[4000][2];
-    int bad = 0;
-    for( int nmb = 1; nmb <= 700; nmb += nmb < 40 ? 1 : 23 )
-        for( uint32_t T = 1; T <= 80; T += T < 10 ? 1 : 7 )
-            for( int nb = 1; nb <= cme_imax( 1, nmb / 3 ); nb += nb < 20 ? 1 : 13 )
-            {
-                memset( cover, 0, sizeof(cover) );
-                memset( parts, 0, sizeof(parts) );
-                const uint64_t N = (uint64_t)nmb * T;
-                for( int b = 0; b < nb; b++ )
-                {
-                    const uint64_t ts = N * b / nb, te = N * (b + 1) / nb;
-                    const int m0 = (int)(ts / T);
-                    const uint32_t tr = (uint32_t)(ts - (uint64_t)m0 * T), tot = (uint32_t)(te - ts);
-                    const int nk = (int)((tr + tot - 1) / T) + 1;
-                    bad += nb > 1 && tot < 2 * T;
-                    for( int k = 0; k < nk; k++ )
-                    {
-                        const uint32_t n = st_ntask( k, tr, tot, T );
-                        bad += n < 1 || n > T || m0 + k >= nmb;
-                        if( m0 + k < nmb )
-                            cover[m0 + k] += n;
-                        if( n < T )
-                        {
-                            const int slot = k ? b : b - 1, part = k ? 0 : 1;
-                            bad += slot < 0 || slot >= nb - 1 || (k && k != nk - 1);
-                            if( slot >= 0 && slot < nb - 1 )
-                                parts[slot][part]++;
-                        }
-                    }
-                }
-                for( int m = 0; m < nmb; m++ )
-                    bad += cover[m] != (int)T;
-                for( int sl = 0; sl < nb - 1; sl++ )
-                    bad += parts[sl][0] != parts[sl][1] || parts[sl][0] > 1;
-            }
-    return bad;
-}
-
 extern "C" size_t cme_cuda_scratch_size( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread, int np )
 {
     size_t most = 0;
@@ -1936,17 +1456,17 @@ typedef struct geom_memo_t
 {
     int key[9];
     const variant_t *v;
-    search_geom_t g, gs;   /* gs: stream_geom()'s (tasks 0: none) */
+    search_geom_t g;
 } geom_memo_t;
 
 static int geom_equal( const search_geom_t *a, const search_geom_t *b )
 {
     return a->threads == b->threads && a->runs_per_thread == b->runs_per_thread && a->nb == b->nb &&
            a->smem == b->smem && a->key_scale == b->key_scale && a->one == b->one && a->keytab == b->keytab &&
-           a->keyrows == b->keyrows && a->winrows == b->winrows && a->keycols == b->keycols && a->tasks == b->tasks;
+           a->keyrows == b->keyrows && a->winrows == b->winrows;
 }
 
-static const variant_t *launch_variant_memo( const cme_launch_t *l, search_geom_t *g, search_geom_t *gs )
+static const variant_t *launch_variant_memo( const cme_launch_t *l, search_geom_t *g )
 {
     static thread_local geom_memo_t memo[GEOM_MEMO];
     static thread_local int n, next;
@@ -1956,17 +1476,13 @@ static const variant_t *launch_variant_memo( const cme_launch_t *l, search_geom_
         if( !memcmp( memo[i].key, key, sizeof(key) ) )
         {
             *g = memo[i].g;
-            *gs = memo[i].gs;
             return memo[i].v;
         }
     const variant_t *v = launch_variant( l, g );
-    stream_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread, l->i_parts,
-                 v && g->nb ? v : &variants[0], gs );
     geom_memo_t *m = &memo[next];
     memcpy( m->key, key, sizeof(key) );
     m->v = v;
     m->g = *g;
-    m->gs = *gs;
     next = (next + 1) % GEOM_MEMO;
     n = n < GEOM_MEMO ? n + 1 : n;
     return v;
@@ -2108,26 +1624,6 @@ static int check_launch_geom( const cme_launch_t *l, int want_vi )
     int wxs[MAX_WSIZE], wys[MAX_WSIZE], nwx, nwy;
     window_sizes( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread,
                   wxs, &nwx, wys, &nwy );
-    /* stream_kernel()'s layout (st_layout()): the mbarriers and counts
-     * before the first window, each window 128-byte aligned and a tensor
-     * copy of whole rows; every window's rows, runs and key tables within
-     * its buffer, its raster indices within the key's field */
-    search_geom_t gs;
-    if( stream_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread, l->i_parts,
-                     v, &gs ) )
-    {
-        const st_layout_t o = st_layout( gs.keytab, gs.keyrows, gs.keycols, gs.threads / 32, l->i_parts );
-        bad += ST_BAR + 4 > ST_DONE || ST_DONE + 2 > ST_WIN || (ST_WIN * 4) % 128 || gs.keytab % 32 ||
-               gs.winrows * S > gs.keytab || gs.winrows > TMA_BOX_MAX || o.words * sizeof(uint32_t) != gs.smem ||
-               gs.smem > (96 << 10) || o.cur % 4 || gs.threads / 32 > gs.tasks;
-        for( int i = 0; i < nwx; i++ )
-            for( int j = 0; j < nwy; j++ )
-            {
-                const int wx = wxs[i], wy = wys[j];
-                bad += row_words( wx ) > S || wy < K || wy + 15 > gs.winrows || wy > gs.keyrows || wx > gs.keycols ||
-                       run_count( wx, wy, K ) > 32 * gs.tasks || (long)wx * wy > (1 << KEY_SHIFT);
-            }
-    }
     for( int i = 0; i < nwx; i++ )
         for( int j = 0; j < nwy; j++ )
         {
@@ -2205,7 +1701,7 @@ extern "C" int cme_cuda_selftest_geom( void )
             case 6: b.i_variant = 9; break;
             default: break;   /* 7: a forced geometry */
         }
-        search_geom_t ga, gb, g, gs;
+        search_geom_t ga, gb, g;
         const variant_t *va = launch_variant( &a, &ga );
         if( f == 7 )
             cme_cuda_geom_force( 64, 1 );
@@ -2213,33 +1709,16 @@ extern "C" int cme_cuda_selftest_geom( void )
         bad += va == vb && geom_equal( &ga, &gb );   /* B must differ */
         for( int k = 0; k < 3; k++ )
         {
-            bad += launch_variant_memo( &b, &g, &gs ) != vb || !geom_equal( &g, &gb );
+            bad += launch_variant_memo( &b, &g ) != vb || !geom_equal( &g, &gb );
             if( f == 7 )
                 cme_cuda_geom_force( 0, 0 );
-            bad += launch_variant_memo( &a, &g, &gs ) != va || !geom_equal( &g, &ga );
+            bad += launch_variant_memo( &a, &g ) != va || !geom_equal( &g, &ga );
             if( f == 7 )
                 cme_cuda_geom_force( 64, 1 );
         }
         cme_cuda_geom_force( 0, 0 );
     }
     return bad;
-}
-
-/* The blocks of l's launch of stream_kernel() (v, gs: launch_variant_memo()'s;
- * its tensor map in *tm), 0 where the launch runs search_kernel(). */
-static int stream_blocks( const cme_launch_t *l, const variant_t *v, const search_geom_t *gs, tma_map_t *tm )
-{
-    if( !v->stream || !gs->tasks || !l->blk_keys || !tma_map( l, v, gs, tm ) )
-        return 0;
-    return st_blocks( v->fx[l->i_parts == CUDA_ME_NPART], gs->threads, gs->smem, l->i_mb_width * l->i_mb_height );
-}
-
-extern "C" int cme_cuda_search_stream_blocks( const cme_launch_t *l )
-{
-    search_geom_t g, gs;
-    tma_map_t tm;
-    const variant_t *v = launch_variant_memo( l, &g, &gs );
-    return v && g.nb ? stream_blocks( l, v, &gs, &tm ) : 0;
 }
 
 extern "C" int cme_cuda_search_blocks( const cme_launch_t *l )
@@ -2266,8 +1745,8 @@ extern "C" cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stre
 
 extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks )
 {
-    search_geom_t g, gs;
-    const variant_t *v = launch_variant_memo( l, &g, &gs );
+    search_geom_t g;
+    const variant_t *v = launch_variant_memo( l, &g );
     if( !v || !g.nb )
         return cudaErrorInvalidValue;
     const int mb_count = l->i_mb_width * l->i_mb_height;
@@ -2276,22 +1755,7 @@ extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream
     const int full = l->i_parts == CUDA_ME_NPART;
     cme_launch_t la = *l;
     tma_map_t tm;
-    {
-        /* stream_kernel(): the device's blocks over the frame's tasks */
-        const int nb = stream_blocks( &la, v, &gs, &tm );
-        if( nb )
-        {
-            uint64_t epoch = st_epoch();
-            void *args[] = { &la, &gs, &tm, &epoch };
-            cudaError_t e = cudaLaunchKernel( v->fx[full], dim3( nb ), dim3( gs.threads ), args, gs.smem, stream );
-            if( e != cudaSuccess )
-                return e;
-            if( marks )
-                cudaEventRecord( marks[0], stream );
-            return cudaGetLastError();
-        }
-    }
-    const int tma = !v->stream && tma_map( &la, v, &g, &tm );
+    const int tma = tma_map( &la, v, &g, &tm );
     if( !tma )
     {
         memset( &tm, 0, sizeof(tm) );

@@ -303,13 +303,9 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
     else
     {
         /* a key per macroblock, block and partition; none with one block
-         * per macroblock (the search kernel stores the results itself);
-         * with the stream kernel, up to 2 (n - 1) x parts keys and n - 1
-         * flags for the macroblocks its n blocks share */
-        const int nb = cme_cuda_search_blocks( &l ), sb = cme_cuda_search_stream_blocks( &l );
-        const size_t want = sb ? (size_t)(sb - 1) * (2 * parts + 1) : nb == 1 ? 0 : (size_t)nb * per;
-        if( sb )
-            used = want;   /* a boundary on a macroblock's edge leaves its slot unwritten */
+         * per macroblock (the search kernel stores the results itself) */
+        const int nb = cme_cuda_search_blocks( &l );
+        const size_t want = nb == 1 ? 0 : (size_t)nb * per;
         ck_assert_msg( nb > 0 && used == want, "%s: scratch: %zu keys written, not %zu (%d blocks per macroblock)",
                        what, used, want, nb );
         ck_assert_msg( canary_intact( h_scratch + GUARD + used * sizeof(uint64_t), scratch - used * sizeof(uint64_t) ),

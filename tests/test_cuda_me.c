@@ -187,14 +187,6 @@ START_TEST( test_hrow )
 }
 END_TEST
 
-START_TEST( test_stream )
-{
-    /* stream_kernel()'s split of a frame's tasks over its blocks
-     * (me_cuda.cu), on the host */
-    ck_assert_int_eq( cme_cuda_selftest_stream(), 0 );
-}
-END_TEST
-
 START_TEST( test_geom )
 {
     /* the search geometries and the kernels' shared-memory layout (window
@@ -1690,7 +1682,6 @@ static Suite *cuda_me_suite( void )
     tcase_add_test( tc, test_pairs );
     tcase_add_test( tc, test_geom );
     tcase_add_test( tc, test_hrow );
-    tcase_add_test( tc, test_stream );
 #endif
 
     tc = add_tcase( s, "cref", 600 );
