@@ -355,15 +355,32 @@ static int gcase_setup( const gcase_t *c, int ci, const char *what, char *name, 
     return 0;
 }
 
-START_TEST( test_kernels )
+/* The cases of 1080p and more run in their own test case (gpu/big): each
+ * takes 20-40 s of the GPU machine (the C reference and some 90 launches),
+ * so that gpu/gpu and gpu/big each fit beside the other parts of
+ * tests/device.sh unit. */
+#define GCASE_BIG( c ) ((c)->w * (c)->h >= 1920 * 1080)
+static int gcase_idx[2][sizeof(gcases)/sizeof(*gcases)], gcase_n[2];
+
+static void gcase_split( void )
 {
-    const gcase_t *c = &gcases[_i];
+    gcase_n[0] = gcase_n[1] = 0;
+    for( int i = 0; i < (int)(sizeof(gcases)/sizeof(*gcases)); i++ )
+    {
+        const int big = GCASE_BIG( &gcases[i] );
+        gcase_idx[big][gcase_n[big]++] = i;
+    }
+}
+
+static void kernels_case( const int ci )
+{
+    const gcase_t *c = &gcases[ci];
     char name[160];
     tframe_t cur, ref;
     uint16_t mv_cost[MV_COST_SIZE];
     const uint16_t *mvc;
     int16_t *centre;
-    if( gcase_setup( c, _i, "kernels", name, sizeof(name), &cur, &ref, mv_cost, &mvc, &centre ) )
+    if( gcase_setup( c, ci, "kernels", name, sizeof(name), &cur, &ref, mv_cost, &mvc, &centre ) )
         return;
     const int mb_w = cur.w / 16, mb_h = cur.h / 16;
     static const int parts[2] = { CUDA_ME_NPART, CUDA_ME_NPART_8x8 };
@@ -418,6 +435,17 @@ START_TEST( test_kernels )
     free( centre );
     tframe_free( &cur );
     tframe_free( &ref );
+}
+
+START_TEST( test_kernels )
+{
+    kernels_case( gcase_idx[0][_i] );
+}
+END_TEST
+
+START_TEST( test_kernels_big )
+{
+    kernels_case( gcase_idx[1][_i] );
 }
 END_TEST
 
@@ -1899,7 +1927,8 @@ Suite *checkasm_suite( void )
     TCase *tc = tcase_create( "gpu" );
     tcase_set_timeout( tc, 900 );
 #if HAVE_CUDA
-    tcase_add_loop_test( tc, test_kernels, 0, sizeof(gcases)/sizeof(*gcases) );
+    gcase_split();
+    tcase_add_loop_test( tc, test_kernels, 0, gcase_n[0] );
 #endif
     tcase_add_loop_test( tc, test_backend_equal, 0, BACKEND_CANDS2 );
     tcase_add_test( tc, test_mv_range_thread_api );
@@ -1908,6 +1937,11 @@ Suite *checkasm_suite( void )
     tcase_add_loop_test( tc, test_cuda_faults, 0, sizeof(gpu_faults)/sizeof(*gpu_faults) );
     suite_add_tcase( s, tc );
 #if HAVE_CUDA
+    /* the kernels on frames of 1080p and more (CK_RUN_CASE=big) */
+    tc = tcase_create( "big" );
+    tcase_set_timeout( tc, 900 );
+    tcase_add_loop_test( tc, test_kernels_big, 0, gcase_n[1] );
+    suite_add_tcase( s, tc );
     /* pass 2 of two candidates on its own (CK_RUN_CASE=pass2) */
     tc = tcase_create( "pass2" );
     tcase_set_timeout( tc, 900 );

@@ -52,12 +52,13 @@ data)
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
     ;;
 unit)
-    # the four parts side by side (alone, the GPU cases take about 160 s
-    # (gpu), 150 s (pass2) and 10 s (subpel) on the H200 machine: in
-    # sequence they outlast a short device call); one log each
-    sec "unit tests, GPU required: cuda_me, gpu/gpu, gpu/pass2, gpu/subpel at once"
+    # the five parts side by side (alone, the GPU cases take about 130 s
+    # (gpu), 100 s (big: the 1080p frames), 150 s (pass2) and 10 s (subpel)
+    # on the GPU machine: in sequence they outlast a short device call);
+    # one log each
+    sec "unit tests, GPU required: cuda_me, gpu/gpu, gpu/big, gpu/pass2, gpu/subpel at once"
     upids=()
-    for part in cuda_me gpu/gpu gpu/pass2 gpu/subpel; do
+    for part in cuda_me gpu/gpu gpu/big gpu/pass2 gpu/subpel; do
         ( if [ "$part" = cuda_me ]; then export CK_RUN_SUITE=cuda_me; else
               export CK_RUN_SUITE="${part%/*}" CK_RUN_CASE="${part#*/}"; fi
           t0=$(date +%s)
@@ -67,7 +68,7 @@ unit)
         upids+=($!)
     done
     wait "${upids[@]}"
-    for part in cuda_me gpu/gpu gpu/pass2 gpu/subpel; do
+    for part in cuda_me gpu/gpu gpu/big gpu/pass2 gpu/subpel; do
         f="$OUT/unit-${part//\//-}"
         read -r rc secs < "$f.rc"
         grep -E "^[0-9]+%: Checks|:[FE]:" "$f.log" | head -12
