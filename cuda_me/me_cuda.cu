@@ -1077,12 +1077,13 @@ static const variant_t variants[] =
  * (validation31/c1: 1080p +-16 0.0817 ms against v12's 0.0895, 720p
  * -7.9%, 2160p -8.4%, +-8 0.0389 against v6's 0.0436); without the copy
  * level with v12 at +-16 and 3% faster than v6 at +-8.  v14 cannot run
- * windows under 8 columns (ranges 1-3): v6 there.  From 17 to 32 v19
- * (v15 at 3 blocks an SM, no spills) since the thirty-fourth session
- * (validation33/c2). */
+ * windows under 8 columns (ranges 1-3): v6 there.  v19 (v15 at 3 blocks
+ * an SM, no spills) is level with v15 from 17 to 32 (thirty-fourth
+ * session, validation33/c1, c2: -1.1% to +1.4% by size and range, the
+ * sign changing between calls): v15 stays. */
 extern "C" int cme_cuda_variant_default( int range )
 {
-    return range <= 3 ? 6 : range <= 16 ? 14 : range <= 32 ? 19 : range <= 64 ? 16 : range <= 120 ? 4 : 17;
+    return range <= 3 ? 6 : range <= 16 ? 14 : range <= 32 ? 15 : range <= 64 ? 16 : range <= 120 ? 4 : 17;
 }
 
 /* row_keys() on the host against the spec's merge (cme_merge): every
