@@ -76,7 +76,6 @@
 #define MAX_WARPS   (MAX_THREADS / 32)
 /* blocks of several macroblocks (variant_t.mbs > 1, search_mbs()): up to 5 warps */
 #define MAX_THREADS_MB 160
-#define MB_WARPS( m ) ((m) == 1 ? MAX_WARPS : MAX_THREADS_MB / 32)
 #define MAX_RUNS     12 /* runs per thread (more than 8 only with 3 or 4 warps: search_geom()) */
 
 /* Value ranges behind the 32-bit keys:
@@ -204,8 +203,11 @@ static __host__ __device__ __forceinline__ int row_words( int wx )
 /* Shared-memory layout, in 32-bit words.  s_win is 128-byte aligned: the
  * tensor copy's destination (BULK_S()). */
 #define SMEM_CUR 0                          /* [M] 16 rows x 4 words */
-#define SMEM_RED_M( m ) (64 * (m))          /* [M][MB_WARPS( M )][NP] */
-#define SMEM_BAR_M( np, m ) ((64 * (m) + (m) * MB_WARPS( m ) * (np) + 1) & ~1)   /* [M] the tensor copies' mbarriers, 8 bytes */
+#define SMEM_RED_M( m ) (64 * (m))          /* [MAX_WARPS][NP] (M = 1); search_mbs(): its sets of minima, their tags */
+#define MBS_WARPS (MAX_THREADS_MB / 32)
+#define MBS_FLUSH 4   /* the most sets of minima a warp stores (search_mbs(), cme_cuda_selftest_mbs()) */
+#define RED_WORDS( np, m ) ((m) == 1 ? MAX_WARPS * (np) : MBS_WARPS * (MBS_FLUSH * (np) + MBS_FLUSH + 1))
+#define SMEM_BAR_M( np, m ) ((64 * (m) + RED_WORDS( np, m ) + 1) & ~1)   /* [M] the tensor copies' mbarriers, 8 bytes */
 #define SMEM_WIN_M( np, m ) ((SMEM_BAR_M( np, m ) + 2 * (m) + 31) & ~31)   /* [M] window, key tables: search_geom_t.mbwords apart */
 /* M macroblocks a block (search_kernel); one: */
 #define SMEM_RED SMEM_RED_M( 1 )
@@ -852,18 +854,32 @@ static __host__ __device__ __forceinline__ void mbs_next( mbs_walk_t &w )
     }
 }
 
-/* The minima of the warp's lanes where mine is set into red[NP] (a
- * warp's shared minima, only its lane 0 writes them), theirs reset. */
+/* The minima of the warp's lanes as NP keys at red (lane 0 stores them):
+ * with all, every lane's (a lane without runs holds ~0u), else those
+ * where mine is set. */
 template<int NP>
-static __device__ __forceinline__ void flush_minima( uint32_t best[NP], const bool mine, uint32_t *red, const int lane )
+static __device__ __forceinline__ void flush_minima( const uint32_t best[NP], const bool all, const bool mine,
+                                                     uint32_t *red, const int lane )
 {
-#pragma unroll
-    for( int p = 0; p < NP; p++ )
+    if( all )   /* the same for the warp's lanes */
     {
-        const uint32_t key = __reduce_min_sync( 0xffffffffu, mine ? best[p] : ~0u );
-        if( !lane )
-            red[p] = min( red[p], key );
-        best[p] = mine ? ~0u : best[p];
+#pragma unroll
+        for( int p = 0; p < NP; p++ )
+        {
+            const uint32_t key = __reduce_min_sync( 0xffffffffu, best[p] );
+            if( !lane )
+                red[p] = key;
+        }
+    }
+    else
+    {
+#pragma unroll
+        for( int p = 0; p < NP; p++ )
+        {
+            const uint32_t key = __reduce_min_sync( 0xffffffffu, mine ? best[p] : ~0u );
+            if( !lane )
+                red[p] = key;
+        }
     }
 }
 
@@ -878,8 +894,14 @@ static __device__ __forceinline__ void flush_minima( uint32_t best[NP], const bo
  * and 3 warps took 3 x 8 warp-iterations for 22.3, the last warp idle for
  * the last of them; two macroblocks take 5 x 9 for 44.7.  A lane's minima
  * are one macroblock's: where its next run is macroblock 1's, the warp's
- * lanes that change fold theirs into the warp's minima of macroblock 0 in
- * shared memory first (flush_minima()).  KEYS_FMA with the key tables. */
+ * lanes that change store theirs in shared memory first (flush_minima()).
+ * A warp stores at most MBS_FLUSH sets of minima, each with its
+ * macroblock: where lanes leave macroblock 0 (in the iteration where the
+ * macroblocks' runs meet and in the next, those left of it) and at the
+ * end, one per macroblock its lanes hold (both, where macroblock 1's runs
+ * end in the iteration after the meeting and lanes left of it ran none);
+ * the block's minimum per macroblock and partition is the least of its
+ * warps' sets.  KEYS_FMA with the key tables. */
 template<int NP, int K, int KEYS, int S, int X, int M>
 static __device__ __forceinline__ void search_mbs( const cme_launch_t &a, const search_geom_t &geo, const tma_map_t &tm )
 {
@@ -887,8 +909,8 @@ static __device__ __forceinline__ void search_mbs( const cme_launch_t &a, const 
     static_assert( M == 1 || (M == 2 && KEYS == KEYS_FMA && KEY_TABLES( S ) && !HROW( K, S )), "search_mbs()" );
     extern __shared__ __align__( 128 ) uint4 smem4[];
     uint32_t *smem = (uint32_t*)smem4;
-    const int W = MB_WARPS( M );
-    uint32_t *s_red = smem + SMEM_RED_M( M );
+    uint32_t *s_red = smem + SMEM_RED_M( M );   /* [warp][MBS_FLUSH][NP] */
+    int *s_tag = (int*)(s_red + MBS_WARPS * MBS_FLUSH * NP);   /* [warp][MBS_FLUSH]: the sets' macroblocks; [warp]: their number */
     const int t = threadIdx.x, nt = blockDim.x, lane = t & 31, warp = t >> 5;
     const int mb_count = a.i_mb_width * a.i_mb_height;
     const bool bulk = window_bulk<S, X>();
@@ -916,8 +938,6 @@ static __device__ __forceinline__ void search_mbs( const cme_launch_t &a, const 
                         (uint32_t)__cvta_generic_to_shared( smem + SMEM_BAR_M( NP, M ) + 2*j ),
                         s_rowkey, s_rowkey + geo.keyrows );
     }
-    for( int i = t; i < M * W * NP; i += nt )
-        s_red[i] = ~0u;
     if( bulk && !t )
     {
 #pragma unroll
@@ -937,6 +957,7 @@ static __device__ __forceinline__ void search_mbs( const cme_launch_t &a, const 
     for( int p = 0; p < NP; p++ )
         best[p] = ~0u;
     mbs_walk_t wk = { -1, 0, 0, 0, 0, 1, 0 };
+    int nf = 0;   /* sets of minima the warp stored */
     const uint4 *s_cur = smem4;
     const uint32_t *s_win = smem, *s_rowkey = smem, *s_colkey = smem;
     for( int it = warp * geo.runs_per_thread; it < it1; it++ )
@@ -945,9 +966,19 @@ static __device__ __forceinline__ void search_mbs( const cme_launch_t &a, const 
         const bool act = u < all;
         const int j = mbs_mb( u, all, runs[0], wk.cj );
         const bool enter = act && j != wk.cj;
-        /* lanes leaving macroblock 0 (the only one there is to leave) */
-        if( __ballot_sync( 0xffffffffu, enter && wk.cj >= 0 ) )
-            flush_minima<NP>( best, enter && wk.cj >= 0, s_red + warp * NP, lane );
+        /* lanes leaving macroblock 0 (the only one there is to leave):
+         * with or without the lanes staying there */
+        const bool leave = enter && wk.cj >= 0;
+        const unsigned leaving = __ballot_sync( 0xffffffffu, leave );
+        if( leaving )
+        {
+            flush_minima<NP>( best, leaving == __ballot_sync( 0xffffffffu, wk.cj >= 0 ), leave,
+                              s_red + (warp * MBS_FLUSH + nf) * NP, lane );
+            s_tag[warp * MBS_FLUSH + nf++] = 0;
+#pragma unroll
+            for( int p = 0; p < NP; p++ )
+                best[p] = leave ? ~0u : best[p];
+        }
         if( enter )
         {
             mbs_enter( wk, j, u, runs[0], j ? wxs[M - 1] : wxs[0], j ? wys[M - 1] : wys[0] );
@@ -969,12 +1000,20 @@ static __device__ __forceinline__ void search_mbs( const cme_launch_t &a, const 
         mbs_next( wk );
     }
 
-    /* Step 2b: each macroblock's lanes into the warp's minima, then the
-     * first M * NP threads take the minimum over the warps */
+    /* Step 2b: each macroblock's lanes into a set of minima, then the
+     * first M * NP threads take the least of the warps' sets of theirs */
+    const unsigned ran = __ballot_sync( 0xffffffffu, wk.cj >= 0 );
 #pragma unroll
     for( int j = 0; j < M; j++ )
-        if( __ballot_sync( 0xffffffffu, wk.cj == j ) )
-            flush_minima<NP>( best, wk.cj == j, s_red + (j * W + warp) * NP, lane );
+    {
+        const unsigned mine = __ballot_sync( 0xffffffffu, wk.cj == j );
+        if( mine )
+        {
+            flush_minima<NP>( best, mine == ran, wk.cj == j, s_red + (warp * MBS_FLUSH + nf) * NP, lane );
+            s_tag[warp * MBS_FLUSH + nf++] = j;
+        }
+    }
+    s_tag[MBS_WARPS * MBS_FLUSH + warp] = nf;
     __syncthreads();
     for( int i = t; i < M * NP; i += nt )
     {
@@ -983,7 +1022,9 @@ static __device__ __forceinline__ void search_mbs( const cme_launch_t &a, const 
             continue;
         uint32_t key = ~0u;
         for( int v = 0; v < nt >> 5; v++ )
-            key = min( key, s_red[(j * W + v) * NP + p] );
+            for( int f = 0; f < s_tag[MBS_WARPS * MBS_FLUSH + v]; f++ )
+                if( s_tag[v * MBS_FLUSH + f] == j )
+                    key = min( key, s_red[(v * MBS_FLUSH + f) * NP + p] );
         const cme_window_t w = cme_launch_window( a, mb, NULL, NULL );
         cme_store_key<NP>( a, w, mb, p, cme_key( key >> KEY_SHIFT, key & ((1u << KEY_SHIFT) - 1) ) );
     }
@@ -1448,14 +1489,16 @@ extern "C" int cme_cuda_selftest_hrow( void )
  * runs (and one more): every position of both windows searched, no run
  * outside its window, each run once; a lane's runs until it leaves a
  * macroblock all that macroblock's, and the only macroblock left is 0
- * (the kernel folds leaving lanes into macroblock 0's minima). */
+ * (the kernel stores leaving lanes' minima as macroblock 0's), and no
+ * warp stores more than MBS_FLUSH sets of minima (and some warp stores
+ * that many: else the bound is not exercised). */
 extern "C" int cme_cuda_selftest_mbs( void )
 {
     static const int sizes[] = { 9, 10, 17, 23, 31, 32, 33, 41, 49, 57, 63, 64, 65 };
     static const int Ks[] = { 4, 6, 8 };
     const int ns = (int)(sizeof(sizes) / sizeof(*sizes));
     static uint16_t seen[2][65][65];
-    int bad = 0;
+    int bad = 0, most_nf = 0;
     for( int ki = 0; ki < 3; ki++ )
         for( int a = 0; a < ns * ns; a++ )
             for( int b = 0; b <= ns * ns; b += 7 )   /* b = ns * ns: no second macroblock */
@@ -1472,30 +1515,51 @@ extern "C" int cme_cuda_selftest_mbs( void )
                         int count = 0;
                         memset( seen, 0, sizeof(seen) );
                         for( int warp = 0; warp < W; warp++ )
+                        {
+                            mbs_walk_t wk[32];
+                            int nf = 0;   /* sets of minima stored, as the kernel's */
                             for( int lane = 0; lane < 32; lane++ )
+                                wk[lane] = (mbs_walk_t){ -1, 0, 0, 0, 0, 1, 0 };
+                            for( int it = warp * U; it < cme_imin( (warp + 1) * U, iters ); it++ )
                             {
-                                mbs_walk_t wk = { -1, 0, 0, 0, 0, 1, 0 };
-                                for( int it = warp * U; it < cme_imin( (warp + 1) * U, iters ); it++ )
+                                int leaving = 0;
+                                for( int lane = 0; lane < 32; lane++ )
                                 {
-                                    const int u = 32 * it + lane;
-                                    const int act = u < all, j = mbs_mb( u, all, runs0, wk.cj );
-                                    if( act && j != wk.cj )
+                                    const int u = 32 * it + lane, j = mbs_mb( u, all, runs0, wk[lane].cj );
+                                    leaving |= u < all && j != wk[lane].cj && wk[lane].cj >= 0;
+                                }
+                                nf += leaving;
+                                for( int lane = 0; lane < 32; lane++ )
+                                {
+                                    mbs_walk_t &w = wk[lane];
+                                    const int u = 32 * it + lane, act = u < all, j = mbs_mb( u, all, runs0, w.cj );
+                                    if( act && j != w.cj )
                                     {
-                                        bad += wk.cj > 0 || j < wk.cj;   /* only macroblock 0 is left */
-                                        mbs_enter( wk, j, u, runs0, wx[j], wy[j] );
+                                        bad += w.cj > 0 || j < w.cj;   /* only macroblock 0 is left */
+                                        mbs_enter( w, j, u, runs0, wx[j], wy[j] );
                                     }
                                     if( act )
                                     {
-                                        const int r0 = run_row( wk.g, wk.wy, K ), uj = j ? u - runs0 : u;
+                                        const int r0 = run_row( w.g, w.wy, K ), uj = j ? u - runs0 : u;
                                         count++;
-                                        bad += wk.cj != (u >= runs0) || r0 < 0 || r0 + K > wy[j] || wk.c < 0 ||
-                                               wk.c >= wx[j] || wk.c != uj % wx[j] || wk.g != uj / wx[j];
-                                        for( int k = 0; k < K && r0 >= 0 && r0 + k < wy[j] && wk.c >= 0 && wk.c < wx[j]; k++ )
-                                            seen[j][r0 + k][wk.c]++;
+                                        bad += w.cj != (u >= runs0) || r0 < 0 || r0 + K > wy[j] || w.c < 0 ||
+                                               w.c >= wx[j] || w.c != uj % wx[j] || w.g != uj / wx[j];
+                                        for( int k = 0; k < K && r0 >= 0 && r0 + k < wy[j] && w.c >= 0 && w.c < wx[j]; k++ )
+                                            seen[j][r0 + k][w.c]++;
                                     }
-                                    mbs_next( wk );
+                                    mbs_next( w );
                                 }
                             }
+                            for( int j = 0; j < 2; j++ )   /* the sets stored at the end */
+                            {
+                                int any = 0;
+                                for( int lane = 0; lane < 32; lane++ )
+                                    any |= wk[lane].cj == j;
+                                nf += any;
+                            }
+                            bad += nf > MBS_FLUSH;
+                            most_nf = cme_imax( most_nf, nf );
+                        }
                         bad += count != all;
                         for( int j = 0; j < 2; j++ )
                             for( int y = 0; y < wy[j]; y++ )
@@ -1503,7 +1567,7 @@ extern "C" int cme_cuda_selftest_mbs( void )
                                     bad += !seen[j][y][x];
                     }
             }
-    return bad;
+    return bad + (most_nf != MBS_FLUSH);
 }
 
 extern "C" const char *cme_cuda_variant_name( int v )
@@ -1949,7 +2013,7 @@ static int check_launch_geom_mbs( const cme_launch_t *l, const variant_t *v, con
     const int win_words = g->keytab - SMEM_WIN_M( np, M );
     int bad = g->nb != 1 || g->threads > MAX_THREADS_MB || g->threads & 31 || M != 2 || HROW( K, S ) ||
               !KEY_TABLES( S ) || g->mbwords & 31 || win_words + g->keyrows > g->mbwords ||
-              (SMEM_WIN_M( np, M ) * 4) % 128 || SMEM_BAR_M( np, M ) < SMEM_RED_M( M ) + M * MB_WARPS( M ) * np ||
+              (SMEM_WIN_M( np, M ) * 4) % 128 || SMEM_BAR_M( np, M ) < SMEM_RED_M( M ) + RED_WORDS( np, M ) ||
               SMEM_BAR_M( np, M ) + 2 * M > SMEM_WIN_M( np, M ) || SMEM_RED_M( M ) < 64 * M ||
               g->smem != (size_t)(SMEM_WIN_M( np, M ) + M * g->mbwords) * 4 || g->winrows * S != win_words;
     int wxs[MAX_WSIZE], wys[MAX_WSIZE], nwx, nwy;
