@@ -1323,8 +1323,9 @@ static const variant_t variants[] =
     VARIANT_X( KEYS_FMA, "fma-s80-", 6, 3, 80 ),     /* 19 */
     /* v15's runs for two macroblocks a block, their runs in one sequence
      * over the warps (search_mbs(), thirty-fifth session): blocks of up to
-     * 5 warps, 3 an SM */
+     * 5 warps, 3 an SM (128 registers, spills), or 2 */
     VARIANT_M( "mb2-fma-s80-", 6, 3, 80, 2 ),         /* 20 */
+    VARIANT_M( "mb2-fma-s80-", 6, 2, 80, 2 ),         /* 21: 2 blocks an SM, no spills */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
@@ -1817,7 +1818,8 @@ extern "C" size_t cme_cuda_scratch_size( int mb_w, int mb_h, int range, int mv_r
 
 /* The variant a launch runs and its geometry (g->nb = 0: none): l's; where
  * a variant with a fixed row stride has no geometry (rows wider than its
- * stride), the same variant with the runtime stride; where a KEYS_PAIR
+ * stride), the same variant with the runtime stride (for blocks of two
+ * macroblocks, of any blocks per SM: v9); where a KEYS_PAIR
  * variant has none (windows under 8 columns wide), the KEYS_FMA variant of
  * the same blocks per SM and the least K not below its K (every MINB of a
  * KEYS_PAIR variant has KEYS_FMA variants up to K 8). */
@@ -1834,7 +1836,7 @@ static const variant_t *launch_variant( const cme_launch_t *l, search_geom_t *g 
         for( int i = 0; i < NVARIANTS; i++ )
         {
             const variant_t *c = &variants[i];
-            if( c->stride || c->minb != v->minb )
+            if( c->stride || (c->minb != v->minb && !v->mbs) )   /* two-macroblock variants: any (v9) */
                 continue;
             if( v->stride ? c->keys == v->keys && c->k == v->k :
                 v->keys == KEYS_PAIR && c->keys == KEYS_FMA && c->k >= v->k && (!f || c->k < f->k) )

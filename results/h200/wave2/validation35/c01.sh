@@ -1,15 +1,18 @@
 #!/bin/bash
-# Session 35, call 1: v20 (mb2-fma-s80-K6/3: v15's runs for two macroblocks
-# a block, their runs in one sequence over 5 warps, search_mbs()) against
-# v15, and every variant against C after window_load() was factored out.
+# Session 35, call 1 (prepared; the device was not lent in session 35):
+# v20 and v21 (mb2-fma-s80-K6/3 and K6/2: v15's runs for two macroblocks a
+# block, their runs one sequence over the warps, search_mbs()) against v15,
+# and every variant against C after window_load() was factored out.
 # Carry: build/carry35/c1.tar.xz (bench/bench_me, tests/test_cuda_me_static;
-# sm_90 builds of the working tree).
-# 1. v15 against v20, 3 runs interleaved: 1080p +-32/28/24/17, 720p and
-#    2160p +-32, 1080p +-32 without tensor copies (-X);
+# sm_90 builds of the working tree: make -j2 lib tests bench
+# build/tests/test_cuda_me_static, then
+# tar cJf build/carry35/c1.tar.xz -C build bench/bench_me tests/test_cuda_me_static).
+# 1. v15 against v20 (and v21 at +-32), 3 runs interleaved: 1080p
+#    +-32/28/24/17, 720p and 2160p +-32, 1080p +-32 without tensor copies (-X);
 # 2. tests/device.sh data unit (five parts side by side; gpu/gpu and
 #    gpu/big run every variant against C);
 # 3. compute-sanitizer memcheck, racecheck, synccheck over bench_me CIF
-#    +-16/+-32 with v20.
+#    +-32 with v20, racecheck with v21.
 set -u
 t00=$(date +%s)
 tar xJf build/carry35/c1.tar.xz -C build
@@ -19,23 +22,23 @@ date +%T > "$OUT/times.txt"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader >> "$OUT/times.txt"
 lscpu | grep -m1 "Model name" >> "$OUT/times.txt"
 for rep in 1 2 3; do
-  for c in 1080p:32:15: 1080p:32:20: 1080p:28:15: 1080p:28:20: 1080p:24:15: 1080p:24:20: 1080p:17:15: 1080p:17:20: \
-           720p:32:15: 720p:32:20: 2160p:32:15: 2160p:32:20: 1080p:32:15:-X 1080p:32:20:-X; do
+  for c in 1080p:32:15: 1080p:32:20: 1080p:32:21: 1080p:28:15: 1080p:28:20: 1080p:24:15: 1080p:24:20: \
+           1080p:17:15: 1080p:17:20: 720p:32:15: 720p:32:20: 720p:32:21: 2160p:32:15: 2160p:32:20: 2160p:32:21: \
+           1080p:32:15:-X 1080p:32:20:-X; do
     IFS=: read -r sz r v x <<< "$c"
     timeout 60 $B -q -s $sz -r $r -v $v $x 2>&1 | tee -a "$L/raw.txt" |
       awk -v rep=$rep -v b=v$v$x '$4 == "total" {print rep, b, $0}'
   done
 done > "$OUT/bench.txt" 2>&1
-python3 tests/tools/bench_runs.py "$OUT/bench.txt" > "$OUT/bench.md" 2>&1
+python3 tests/tools/bench_runs.py -V "$OUT/bench.txt" > "$OUT/bench.md" 2>&1
 echo "bench done $(( $(date +%s) - t00 )) s" >> "$OUT/times.txt"
 OUT="$L" tests/device.sh data unit > "$L/unit.log" 2>&1
 echo "device.sh data unit rc $? $(( $(date +%s) - t00 )) s" >> "$OUT/times.txt"
-for tool in memcheck racecheck synccheck; do
-  for r in 16 32; do
-    timeout 60 compute-sanitizer --tool $tool --print-limit 20 $B -q -s CIF -r $r -v 20 > "$L/${tool}_$r.log" 2>&1
-    echo "$tool r$r v20 rc $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$L/${tool}_$r.log" | tail -1)" >> "$OUT/times.txt"
-  done
+for tv in memcheck:20 racecheck:20 synccheck:20 racecheck:21; do
+  IFS=: read -r tool v <<< "$tv"
+  timeout 50 compute-sanitizer --tool $tool --print-limit 20 $B -q -s CIF -r 32 -v $v > "$L/${tool}_v$v.log" 2>&1
+  echo "$tool r32 v$v rc $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$L/${tool}_v$v.log" | tail -1)" >> "$OUT/times.txt"
 done
 echo "all done $(( $(date +%s) - t00 )) s" >> "$OUT/times.txt"
 tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$L"
-cat "$OUT/times.txt"; cat "$OUT/bench.md"
+cat "$OUT/times.txt"; grep -hE "^[0-9]+%: Checks|PASS|FAIL" "$OUT"/unit*.log 2>/dev/null | head; cat "$OUT/bench.md"
