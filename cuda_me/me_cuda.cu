@@ -974,7 +974,9 @@ static __device__ __forceinline__ void search_mbs( const cme_launch_t &a, const 
         {
             flush_minima<NP>( best, leaving == __ballot_sync( 0xffffffffu, wk.cj >= 0 ), leave,
                               s_red + (warp * MBS_FLUSH + nf) * NP, lane );
-            s_tag[warp * MBS_FLUSH + nf++] = 0;
+            if( !lane )
+                s_tag[warp * MBS_FLUSH + nf] = 0;
+            nf++;
 #pragma unroll
             for( int p = 0; p < NP; p++ )
                 best[p] = leave ? ~0u : best[p];
@@ -1010,10 +1012,13 @@ static __device__ __forceinline__ void search_mbs( const cme_launch_t &a, const 
         if( mine )
         {
             flush_minima<NP>( best, mine == ran, wk.cj == j, s_red + (warp * MBS_FLUSH + nf) * NP, lane );
-            s_tag[warp * MBS_FLUSH + nf++] = j;
+            if( !lane )
+                s_tag[warp * MBS_FLUSH + nf] = j;
+            nf++;
         }
     }
-    s_tag[MBS_WARPS * MBS_FLUSH + warp] = nf;
+    if( !lane )
+        s_tag[MBS_WARPS * MBS_FLUSH + warp] = nf;
     __syncthreads();
     for( int i = t; i < M * NP; i += nt )
     {
