@@ -8,7 +8,8 @@
 # build/tests/test_cuda_me_static, then
 # tar cJf build/carry35/c1.tar.xz -C build bench/bench_me tests/test_cuda_me_static).
 # 1. v15 against v20 (and v21 at +-32), 3 runs interleaved: 1080p
-#    +-32/28/24/17, 720p and 2160p +-32, 1080p +-32 without tensor copies (-X);
+#    +-32/28/24/17, 720p and 2160p +-32, 1080p +-32 without tensor copies (-X),
+#    and v20 at 1080p +-32 in blocks of 3 and 4 warps (-g: 15 and 12 iterations);
 # 2. tests/device.sh data unit (five parts side by side; gpu/gpu and
 #    gpu/big run every variant against C);
 # 3. compute-sanitizer memcheck, racecheck, synccheck over bench_me CIF
@@ -24,10 +25,10 @@ lscpu | grep -m1 "Model name" >> "$OUT/times.txt"
 for rep in 1 2 3; do
   for c in 1080p:32:15: 1080p:32:20: 1080p:32:21: 1080p:28:15: 1080p:28:20: 1080p:24:15: 1080p:24:20: \
            1080p:17:15: 1080p:17:20: 720p:32:15: 720p:32:20: 720p:32:21: 2160p:32:15: 2160p:32:20: 2160p:32:21: \
-           1080p:32:15:-X 1080p:32:20:-X; do
+           1080p:32:15:-X 1080p:32:20:-X "1080p:32:20:-g 96,15" "1080p:32:20:-g 128,12"; do
     IFS=: read -r sz r v x <<< "$c"
     timeout 60 $B -q -s $sz -r $r -v $v $x 2>&1 | tee -a "$L/raw.txt" |
-      awk -v rep=$rep -v b=v$v$x '$4 == "total" {print rep, b, $0}'
+      awk -v rep=$rep -v b="v$v${x// /}" '$4 == "total" {print rep, b, $0}'
   done
 done > "$OUT/bench.txt" 2>&1
 python3 tests/tools/bench_runs.py -V "$OUT/bench.txt" > "$OUT/bench.md" 2>&1
