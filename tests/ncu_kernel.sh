@@ -25,8 +25,10 @@
 # warp stall samples (ncu's SourceCounters, OUT/vV_rRANGE.sass.csv).
 # Writes OUT/vV_rRANGE.ncu-rep and a CSV of the metrics; prints per variant
 # the instructions per search position on each pipe (warp-level
-# instructions x 32 / (positions = pixel absdiffs / 256)) and the issue and
-# ALU utilisations.
+# instructions x 32 / (positions = pixel absdiffs / 256)), the issue and
+# ALU utilisations, the warps resident, and of the launch's elapsed cycles
+# the SMs' active ones (mean, least: the ramp and the tail) and the ALU
+# pipe's.
 set -eu
 cd "$(dirname "$0")/.."
 BENCH="${1:-}"
@@ -47,7 +49,8 @@ sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_
 sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active,\
 sm__inst_issued.avg.pct_of_peak_sustained_active,sm__instruction_throughput.avg.pct_of_peak_sustained_active,\
 sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,\
-gpu__time_duration.sum
+gpu__time_duration.sum,sm__cycles_elapsed.max,sm__cycles_active.avg,sm__cycles_active.min,\
+sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed
 
 # positions searched at 1080p for this range (bench_me prints the absdiffs; 256 per position)
 for v in "${VARIANTS[@]}"; do
@@ -80,7 +83,10 @@ print(f"v{sys.argv[2]} +-{R}: {ms:.4f} ms  per position: alu {per('sm__inst_exec
       f"  all {per('sm__inst_executed.sum'):.1f} | alu {f('sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active'):.1f}%"
       f"  fmaheavy {f('sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active'):.1f}%"
       f"  issue {f('sm__inst_issued.avg.pct_of_peak_sustained_active'):.1f}%"
-      f"  warps {f('sm__warps_active.avg.pct_of_peak_sustained_active'):.1f}%  regs {f('launch__registers_per_thread'):.0f}")
+      f"  warps {f('sm__warps_active.avg.pct_of_peak_sustained_active'):.1f}%  regs {f('launch__registers_per_thread'):.0f}"
+      f" | of the elapsed cycles: SMs active {100 * f('sm__cycles_active.avg') / f('sm__cycles_elapsed.max'):.1f}%"
+      f" (least {100 * f('sm__cycles_active.min') / f('sm__cycles_elapsed.max'):.1f}%),"
+      f" alu {f('sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed'):.1f}%")
 PY
     if [ "${SOURCE:-0}" = 1 ]; then
         "$NCU" --clock-control none --kernel-name regex:search_kernel --launch-skip 4 --launch-count 1 \
