@@ -1328,7 +1328,9 @@ static const variant_t variants[] =
     VARIANT_X( KEYS_FMA, "fma-s80-", 6, 3, 80 ),     /* 19 */
     /* v15's runs for two macroblocks a block, their runs in one sequence
      * over the warps (search_mbs(), thirty-fifth session): blocks of up to
-     * 5 warps, 3 an SM (128 registers, spills), or 2 */
+     * 5 warps, 3 an SM (128 registers, spills), or 2.  (Numbers 20-22 were
+     * the stream kernels of the thirty-second session, reverted: their
+     * results in validation32/ name them "stream-...".) */
     VARIANT_M( "mb2-fma-s80-", 6, 3, 80, 2 ),         /* 20 */
     VARIANT_M( "mb2-fma-s80-", 6, 2, 80, 2 ),         /* 21: 2 blocks an SM, no spills */
 };
