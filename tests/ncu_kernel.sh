@@ -4,16 +4,17 @@
 #
 #   tests/ncu_kernel.sh [BENCH] [RANGE] [VARIANTS...]
 #     BENCH     the benchmark binary [build/bench/bench_me, as tests/device.sh]
-#     RANGE     search range at 1080p [32]
+#     RANGE     search range [32]
 #     VARIANTS  kernel variants (bench_me -v) [every one]
 #   OUT=dir     where the reports go [results/ncu]
 #   TAG=name    appended to the report names
 #   ARGS="..."  more bench_me arguments (e.g. ARGS="-g 96,12": a geometry)
+#   SIZE=name   the frame: 720p, 1080p or 2160p [1080p]
 #   STALLS=1    also ncu's WarpStateStats and SchedulerStats sections per
 #               variant (why warps do not issue: OUT/vV_rRANGE.stalls.txt,
 #               its stall lines printed)
 #
-# One ncu run per variant: bench_me -q -s 1080p -r RANGE -v V, profiling the
+# One ncu run per variant: bench_me -q -s SIZE -r RANGE -v V, profiling the
 # 5th launch of search_kernel, clocks left alone
 # (--clock-control none: the H200's boost clock, as the benchmark runs).
 # (bench_me times the range's default variant also with transfers and with two
@@ -52,23 +53,23 @@ sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,l
 gpu__time_duration.sum,sm__cycles_elapsed.max,sm__cycles_active.avg,sm__cycles_active.min,\
 sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed
 
-# positions searched at 1080p for this range (bench_me prints the absdiffs; 256 per position)
+SIZE="${SIZE:-1080p}"
+case "$SIZE" in 720p|1080p|2160p) ;; *) echo "SIZE: 720p, 1080p or 2160p"; exit 1 ;; esac
 for v in "${VARIANTS[@]}"; do
-    rep="$OUT/v${v}_r${RANGE}${TAG:-}"
+    rep="$OUT/v${v}_r${RANGE}$([ "$SIZE" = 1080p ] || echo "_$SIZE")${TAG:-}"
     "$NCU" --clock-control none --kernel-name regex:search_kernel --launch-skip 4 --launch-count 1 \
-        --metrics "$METRICS" -f -o "$rep" "$BENCH" -q -s 1080p -r "$RANGE" -v "$v" ${ARGS:-} > "$rep.log" 2>&1 ||
+        --metrics "$METRICS" -f -o "$rep" "$BENCH" -q -s "$SIZE" -r "$RANGE" -v "$v" ${ARGS:-} > "$rep.log" 2>&1 ||
         { echo "v$v: ncu failed, see $rep.log"; continue; }
     "$NCU" -i "$rep.ncu-rep" --csv --page raw --metrics "$METRICS" > "$rep.csv"
-    python3 - "$rep.csv" "$v" "$RANGE" <<'PY'
+    python3 - "$rep.csv" "$v" "$RANGE" "$SIZE" <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 hdr, units, val = rows[0], rows[1], rows[2]
 m = dict(zip(hdr, val))
 def f(k):
     return float(m.get(k, "nan").replace(",", ""))
-# 1080p (1920x1088), mv_range 512, no thread limit: the windows as bench_me's window_absdiffs()
-import itertools
-R = int(sys.argv[3]); mbw, mbh = 120, 68
+# the frame (1080p: 1920x1088), mv_range 512, no thread limit: the windows as bench_me's window_absdiffs()
+R = int(sys.argv[3]); mbw, mbh = {'720p': (80, 45), '1080p': (120, 68), '2160p': (240, 135)}[sys.argv[4]]
 def axis(i, n):
     lo = max(-16*i - 24, -512) + 6; hi = min(16*(n - i - 1) + 24, 511) - 6
     mn = min(max(-R, lo), max(lo, hi - 2*R)); return min(mn + 2*R, hi) - mn + 1
@@ -77,7 +78,7 @@ per = lambda k: f(k) * 32 / pos
 # ncu picks the time unit (ns, us, ms) per report: its units row says which
 ms = f('gpu__time_duration.sum') * {'ns': 1e-6, 'nsecond': 1e-6, 'us': 1e-3, 'usecond': 1e-3,
                                     'ms': 1, 'msecond': 1}.get(dict(zip(hdr, units)).get('gpu__time_duration.sum'), float('nan'))
-print(f"v{sys.argv[2]} +-{R}: {ms:.4f} ms  per position: alu {per('sm__inst_executed_pipe_alu.sum'):.1f}"
+print(f"v{sys.argv[2]} {sys.argv[4]} +-{R}: {ms:.4f} ms  per position: alu {per('sm__inst_executed_pipe_alu.sum'):.1f}"
       f"  fma {per('sm__inst_executed_pipe_fma.sum'):.1f} (heavy {per('sm__inst_executed_pipe_fmaheavy.sum'):.1f}"
       f" lite {per('sm__inst_executed_pipe_fmalite.sum'):.1f})  lsu {per('sm__inst_executed_pipe_lsu.sum'):.1f}"
       f"  all {per('sm__inst_executed.sum'):.1f} | alu {f('sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active'):.1f}%"
@@ -91,7 +92,7 @@ PY
     if [ "${SOURCE:-0}" = 1 ]; then
         "$NCU" --clock-control none --kernel-name regex:search_kernel --launch-skip 4 --launch-count 1 \
             --section SourceCounters --section WarpStateStats -f -o "$rep.src" \
-            "$BENCH" -q -s 1080p -r "$RANGE" -v "$v" ${ARGS:-} > "$rep.src.log" 2>&1 &&
+            "$BENCH" -q -s "$SIZE" -r "$RANGE" -v "$v" ${ARGS:-} > "$rep.src.log" 2>&1 &&
         { "$NCU" -i "$rep.src.ncu-rep" --page source --csv --print-source sass > "$rep.sass.csv" 2>> "$rep.src.log" ||
           "$NCU" -i "$rep.src.ncu-rep" --page source --csv > "$rep.sass.csv" 2>> "$rep.src.log"; } ||
             echo "v$v: ncu (source) failed, see $rep.src.log"
@@ -100,7 +101,7 @@ PY
     if [ "${STALLS:-0}" = 1 ]; then
         "$NCU" --clock-control none --kernel-name regex:search_kernel --launch-skip 4 --launch-count 1 \
             --section WarpStateStats --section SchedulerStats -f -o "$rep.stalls" \
-            "$BENCH" -q -s 1080p -r "$RANGE" -v "$v" ${ARGS:-} > "$rep.stalls.log" 2>&1 &&
+            "$BENCH" -q -s "$SIZE" -r "$RANGE" -v "$v" ${ARGS:-} > "$rep.stalls.log" 2>&1 &&
         "$NCU" -i "$rep.stalls.ncu-rep" --page details > "$rep.stalls.txt" 2>&1 &&
         grep -iE "stall|issued warp|eligible|active warps|no eligible" "$rep.stalls.txt" | sed "s/^/v$v stalls: /" &&
         "$NCU" -i "$rep.stalls.ncu-rep" --page raw --csv > "$rep.stalls.csv" 2>&1 &&

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Session 35, call 2 (prepared; for the session after c01.sh): Nsight
 # Compute (tests/ncu_kernel.sh: the 5th search_kernel launch, 1080p) on
-# v15 against v20 and v21 at +-32, v15 against v20 at +-24: the kernel's
+# v15 against v20 and v21 at +-32, v15 against v20 at +-24, and at 720p
+# and 2160p +-32 (where the time per position differs: 720p 8.2, 1080p
+# 7.6, 2160p 7.4 ps in validation33/c1: the launch's ends?): the kernel's
 # time, warps resident, SMs active of the elapsed cycles (mean, least),
 # the ALU pipe, issue.  The model (tests/tools/warp_slots.c): at 1080p
 # +-32 v20 issues 2.2% fewer warp-iterations than v15 and holds 6.2% fewer
@@ -13,4 +15,6 @@ set -u
 tar xJf build/carry35/c1.tar.xz -C build
 OUT="$OUT/ncu" tests/ncu_kernel.sh build/bench/bench_me 32 15 20 21 2>&1 | tee "$OUT/ncu32.txt"
 OUT="$OUT/ncu" tests/ncu_kernel.sh build/bench/bench_me 24 15 20 2>&1 | tee "$OUT/ncu24.txt"
+SIZE=720p OUT="$OUT/ncu" tests/ncu_kernel.sh build/bench/bench_me 32 15 20 2>&1 | tee "$OUT/ncu32_720p.txt"
+SIZE=2160p OUT="$OUT/ncu" tests/ncu_kernel.sh build/bench/bench_me 32 15 20 2>&1 | tee "$OUT/ncu32_2160p.txt"
 tar czf "$OUT/ncu.tgz" -C "$OUT" ncu && rm -rf "$OUT/ncu"
