@@ -1,6 +1,6 @@
 #!/bin/bash
 # Session 35, call 2 (prepared; for the session after c01.sh): Nsight
-# Compute (tests/ncu_kernel.sh: the 5th search_kernel launch, 1080p) on
+# Compute (tests/ncu_kernel.sh: the 5th search_kernel launch) on
 # v15 against v20 and v21 at +-32, v15 against v20 at +-24, and at 720p
 # and 2160p +-32 (where the time per position differs: 720p 8.2, 1080p
 # 7.6, 2160p 7.4 ps in validation33/c1: the launch's ends?): the kernel's
