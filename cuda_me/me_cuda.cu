@@ -681,12 +681,14 @@ static __device__ __forceinline__ bool window_bulk( void )
  * the mbarrier at bar and must tma_wait() it), else 16-byte copies from the
  * 4-byte plane or loads; then with KEY_TABLES( S ) the key tables.  All in
  * place after tma_wait() and the block's barrier. */
+#define WL_CUR  1   /* window_load(): also the macroblock's 16 rows */
+#define WL_KEYS 2   /* also the key tables */
 template<int S>
 static __device__ __forceinline__ void window_load( const cme_launch_t &a, const search_geom_t &geo, const tma_map_t &tm,
                                                     const bool bulk, const int t, const int nt, const cme_window_t &w,
                                                     const int mb_x, const int mb_y, const int row_lo, const int nrows,
                                                     uint4 *s_cur4, uint32_t *s_win, const uint32_t bar,
-                                                    uint32_t *s_rowkey, uint32_t *s_colkey )
+                                                    uint32_t *s_rowkey, uint32_t *s_colkey, const int parts )
 {
     const int wx = w.x_max - w.x_min + 1;
     const int x0 = 16*mb_x + w.x_min, off = x0 & 3;
@@ -705,7 +707,7 @@ static __device__ __forceinline__ void window_load( const cme_launch_t &a, const
         if( !t )
             tma_issue( &tm, s0, bar, CME_PAD + x0 - off, CME_PAD + 16*mb_y + w.y_min + row_lo,
                        (uint32_t)(geo.winrows * S * 4) );
-        if( t < 16 )
+        if( (parts & WL_CUR) && t < 16 )
             s_cur4[t] = *(const uint4*)(a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x);
     }
     else if( XPLANE( S ) && a.xref )
@@ -732,7 +734,7 @@ static __device__ __forceinline__ void window_load( const cme_launch_t &a, const
                 r++;
             }
         }
-        if( t < 16 )
+        if( (parts & WL_CUR) && t < 16 )
             cp_async16( (uint32_t)__cvta_generic_to_shared( s_cur4 + t ),
                         a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x );
         asm volatile( "cp.async.wait_all;" ::: "memory" );
@@ -752,7 +754,7 @@ static __device__ __forceinline__ void window_load( const cme_launch_t &a, const
          * then at the barrier: ncu, 1.1-1.9 of the 5.8-6.0 cycles per issued
          * instruction; two or four quads in flight were 2-4% slower than one:
          * results/kernel_steps.md); (r, q) advance without a division. */
-        if( t < 16 )
+        if( (parts & WL_CUR) && t < 16 )
             s_cur4[t] = *(const uint4*)(a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x);
         const uint32_t *wbase = (const uint32_t*)(a.ref + (16*mb_y + w.y_min + row_lo) * a.i_pitch + (x0 - off));
         const uint32_t one = geo.one, pw = a.i_pitch >> 2;
@@ -793,7 +795,7 @@ static __device__ __forceinline__ void window_load( const cme_launch_t &a, const
      * costs a shared load per row and one for its column instead of the
      * cost table's global loads, the index and the key arithmetic.  Only
      * in the variants of KEY_TABLES(). */
-    if( KEY_TABLES( S ) )
+    if( KEY_TABLES( S ) && (parts & WL_KEYS) )
     {
         /* not unrolled: an unrolled loop's remainder arithmetic cost more
          * ALU instructions than the loop (twenty-ninth session) */
@@ -916,27 +918,64 @@ static __device__ __forceinline__ void search_mbs( const cme_launch_t &a, const 
     const bool bulk = window_bulk<S, X>();
 
     /* Steps 1a and 1a' for each macroblock: its runs, window width and
-     * height, and the window's first word (its column offset off) */
-    int runs[M], wxs[M], wys[M], offs[M];
+     * height, and the window's first word (its column offset off).  Both
+     * windows' copies first (thread 0 issues both tensor copies before any
+     * load of its own waits), then the 16 rows of both macroblocks, 16
+     * threads each, then both key tables with all of a thread's cost loads
+     * in flight before it stores (in window_load()'s order, macroblock 1's
+     * copy waited for macroblock 0's key loads: the two-macroblock blocks
+     * lost 7% at +-32, validation35/c1) */
+    int runs[M], wxs[M], wys[M], offs[M], mbxs[M], mbys[M], rcost[M], ccost[M];
 #pragma unroll
     for( int j = 0; j < M; j++ )
     {
         const int mb = blockIdx.x * M + j;
-        runs[j] = wxs[j] = wys[j] = offs[j] = 0;
+        runs[j] = wxs[j] = wys[j] = offs[j] = mbxs[j] = mbys[j] = rcost[j] = ccost[j] = 0;
         if( mb >= mb_count )
             continue;
-        int mb_x, mb_y, kr, col;
-        const cme_window_t w = cme_launch_window( a, mb, &mb_x, &mb_y );
+        int kr, col;
+        const cme_window_t w = cme_launch_window( a, mb, &mbxs[j], &mbys[j] );
         wxs[j] = w.x_max - w.x_min + 1;
         wys[j] = w.y_max - w.y_min + 1;
         offs[j] = w.x_min & 3;   /* (16*mb_x + w.x_min) & 3 */
+        rcost[j] = 2*a.i_range + w.y_min - w.cy;   /* the cost table's entries of window row and column 0 */
+        ccost[j] = 2*a.i_range + w.x_min - w.cx;
         runs[j] = run_count( wxs[j], wys[j], K );
         const int nrows = run_pos( runs[j] - 1, wxs[j], wys[j], K, 0, &kr, &col ) + kr + 15;
-        uint32_t *s_rowkey = smem + geo.keytab + j * geo.mbwords;
-        window_load<S>( a, geo, tm, bulk, t, nt, w, mb_x, mb_y, 0, nrows, smem4 + (SMEM_CUR + 64*j) / 4,
+        window_load<S>( a, geo, tm, bulk, t, nt, w, mbxs[j], mbys[j], 0, nrows, NULL,
                         smem + SMEM_WIN_M( NP, M ) + j * geo.mbwords,
-                        (uint32_t)__cvta_generic_to_shared( smem + SMEM_BAR_M( NP, M ) + 2*j ),
-                        s_rowkey, s_rowkey + geo.keyrows );
+                        (uint32_t)__cvta_generic_to_shared( smem + SMEM_BAR_M( NP, M ) + 2*j ), NULL, NULL, 0 );
+    }
+    if( t < 16 * M && (t >> 4 ? runs[M - 1] : runs[0]) )   /* selects, not an index: no local memory */
+    {
+        const int j = t >> 4, r = t & 15;
+        smem4[(SMEM_CUR + 64*j) / 4 + r] = *(const uint4*)(a.cur + (16*(j ? mbys[M - 1] : mbys[0]) + r) * a.i_pitch +
+                                                           16*(j ? mbxs[M - 1] : mbxs[0]));
+    }
+    /* the key tables (window_load()'s step 1a'): entries e < E, macroblock
+     * 0's rows and columns, then macroblock 1's; two a thread in flight */
+    {
+        const int E0 = wys[0] + wxs[0], E = E0 + wys[M - 1] + wxs[M - 1];
+#pragma unroll 1
+        for( int e = t; e < E; e += 2 * nt )
+        {
+            uint32_t mvc[2], val[2];
+            int at[2];
+#pragma unroll
+            for( int h = 0; h < 2; h++ )
+            {
+                const int f = e + h * nt, j = f >= E0, r = f - (j ? E0 : 0);
+                const int wy = j ? wys[M - 1] : wys[0], row = r < wy, i = row ? r : r - wy;
+                const int c0 = row ? (j ? rcost[M - 1] : rcost[0]) : (j ? ccost[M - 1] : ccost[0]);
+                mvc[h] = a.mv_cost && f < E ? a.mv_cost[c0 + i] : 0;
+                val[h] = row ? (uint32_t)(i * (j ? wxs[M - 1] : wxs[0])) : (uint32_t)i;
+                at[h] = f < E ? geo.keytab + j * geo.mbwords + (row ? i : geo.keyrows + i) : -1;
+            }
+#pragma unroll
+            for( int h = 0; h < 2; h++ )
+                if( at[h] >= 0 )
+                    smem[at[h]] = (mvc[h] << KEY_SHIFT) + val[h];
+        }
     }
     if( bulk && !t )
     {
@@ -1086,7 +1125,7 @@ search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_const
     const uint32_t bar = (uint32_t)__cvta_generic_to_shared( smem + SMEM_BAR( NP ) );
     const bool bulk = window_bulk<S, X>();
     window_load<S>( a, geo, tm, bulk, t, nt, w, mb_x, mb_y, row_lo, nrows, smem4 + SMEM_CUR / 4, s_win, bar,
-                    s_rowkey, s_colkey );
+                    s_rowkey, s_colkey, WL_CUR | WL_KEYS );
     /* thread 0 waits for the tensor copy (its acquire), the barrier
      * then orders the copy's writes before every thread's reads */
     if( bulk && !t )
