@@ -1064,11 +1064,21 @@ static __device__ __forceinline__ void search_mbs( const cme_launch_t &a, const 
         const int j = i >= NP, p = i - j * NP, mb = blockIdx.x * M + j;
         if( mb >= mb_count )
             continue;
+        /* every set's tag and key loaded at once (no chain of dependent
+         * shared loads), those of other macroblocks, of sets a warp did not
+         * store and of warps the block does not have left out */
         uint32_t key = ~0u;
-        for( int v = 0; v < nt >> 5; v++ )
-            for( int f = 0; f < s_tag[MBS_WARPS * MBS_FLUSH + v]; f++ )
-                if( s_tag[v * MBS_FLUSH + f] == j )
-                    key = min( key, s_red[(v * MBS_FLUSH + f) * NP + p] );
+#pragma unroll
+        for( int v = 0; v < MBS_WARPS; v++ )
+        {
+            const int n = v < nt >> 5 ? s_tag[MBS_WARPS * MBS_FLUSH + v] : 0;
+#pragma unroll
+            for( int f = 0; f < MBS_FLUSH; f++ )
+            {
+                const uint32_t k = s_red[(v * MBS_FLUSH + f) * NP + p];
+                key = f < n && s_tag[v * MBS_FLUSH + f] == j ? min( key, k ) : key;
+            }
+        }
         const cme_window_t w = cme_launch_window( a, mb, NULL, NULL );
         cme_store_key<NP>( a, w, mb, p, cme_key( key >> KEY_SHIFT, key & ((1u << KEY_SHIFT) - 1) ) );
     }
