@@ -132,13 +132,6 @@ int cme_cuda_selftest_pairs( void );
  * no warp holds runs of both kinds.  Returns the number of violations. */
 int cme_cuda_selftest_hrow( void );
 
-/* Host-side check of the walk of blocks of two macroblocks (variant 20,
- * search_mbs()): for pairs of window sizes, K = 4, 6, 8 and 1 to 5 warps,
- * the runs as the warps take them cover both windows, each run once, none
- * outside its window, and a lane leaves only the first macroblock.
- * Returns the number of violations. */
-int cme_cuda_selftest_mbs( void );
-
 /* Host-side check of the search geometries (no GPU needed): for frame sizes
  * from 1x1 to 2160p macroblocks, MV limits, every range and variant and the
  * default, the variant a launch runs (a fixed-stride one, or its fallback)

@@ -74,8 +74,6 @@
 
 #define MAX_THREADS 128
 #define MAX_WARPS   (MAX_THREADS / 32)
-/* blocks of several macroblocks (variant_t.mbs > 1, search_mbs()): up to 5 warps */
-#define MAX_THREADS_MB 160
 #define MAX_RUNS     12 /* runs per thread (more than 8 only with 3 or 4 warps: search_geom()) */
 
 /* Value ranges behind the 32-bit keys:
@@ -202,17 +200,10 @@ static __host__ __device__ __forceinline__ int row_words( int wx )
 
 /* Shared-memory layout, in 32-bit words.  s_win is 128-byte aligned: the
  * tensor copy's destination (BULK_S()). */
-#define SMEM_CUR 0                          /* [M] 16 rows x 4 words */
-#define SMEM_RED_M( m ) (64 * (m))          /* [MAX_WARPS][NP] (M = 1); search_mbs(): its sets of minima, their tags */
-#define MBS_WARPS (MAX_THREADS_MB / 32)
-#define MBS_FLUSH 4   /* the most sets of minima a warp stores (search_mbs(), cme_cuda_selftest_mbs()) */
-#define RED_WORDS( np, m ) ((m) == 1 ? MAX_WARPS * (np) : MBS_WARPS * (MBS_FLUSH * (np) + MBS_FLUSH + 1))
-#define SMEM_BAR_M( np, m ) ((64 * (m) + RED_WORDS( np, m ) + 1) & ~1)   /* [M] the tensor copies' mbarriers, 8 bytes */
-#define SMEM_WIN_M( np, m ) ((SMEM_BAR_M( np, m ) + 2 * (m) + 31) & ~31)   /* [M] window, key tables: search_geom_t.mbwords apart */
-/* M macroblocks a block (search_kernel); one: */
-#define SMEM_RED SMEM_RED_M( 1 )
-#define SMEM_BAR( np ) SMEM_BAR_M( np, 1 )
-#define SMEM_WIN( np ) SMEM_WIN_M( np, 1 )
+#define SMEM_CUR 0                          /* 16 rows x 4 words */
+#define SMEM_RED 64                         /* [MAX_WARPS][NP] */
+#define SMEM_BAR( np ) ((64 + MAX_WARPS * (np) + 1) & ~1)   /* the tensor copy's mbarrier, 8 bytes */
+#define SMEM_WIN( np ) ((SMEM_BAR( np ) + 2 + 31) & ~31)
 /* Variants with the key tables of step 1a': the fixed strides from +-32's
  * (80 words) on.  In small windows the tables' set-up weighs more than it
  * saves, so at +-16 (stride 48) and with the runtime stride the per-run
@@ -652,48 +643,65 @@ static __device__ __forceinline__ void search_run_fma( const uint4 *s_cur, const
 typedef struct search_geom_t
 {
     int threads;          /* per block, a multiple of 32 */
-    int runs_per_thread;  /* blocks of several macroblocks: warp-iterations per warp */
+    int runs_per_thread;
     int nb;               /* blocks per macroblock */
     size_t smem;          /* dynamic shared memory, bytes */
     uint32_t key_scale;   /* 1 << KEY_SHIFT and 1, passed at run time so */
     uint32_t one;         /* that KEYS_FMA's products stay IMADs */
     int keytab, keyrows;  /* the key tables' offset in shared memory (words) and their rows */
     int winrows;          /* rows of the window's shared memory (S: its stride), 0: no S */
-    int mbwords;          /* blocks of several macroblocks: from one's window and key tables to the next's (words) */
 } search_geom_t;
 
-/* Whether a kernel's window is one tensor copy: X with BULK_S( S ), from
- * sm_90 on (before, such kernels are never launched: tma_map()). */
-template<int S, int X>
-static __device__ __forceinline__ bool window_bulk( void )
+/* X = 1 (BULK_S( S ) only): the window is one tensor copy, by tm, the
+ * tensor map of the launch's 4-byte plane (tma_map()); X = 0: tm unused.
+ * Two kernels, not a branch: with both window paths in one kernel, v15's
+ * spill grew from 60 to 108 bytes and its run loop took 6 more local
+ * loads and stores a run. */
+template<int NP, int K, int MINB, int KEYS, int S, int X>
+__global__ void __launch_bounds__( MAX_THREADS, MINB )
+search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_constant__ tma_map_t tm )
 {
-#if __CUDA_ARCH__ >= 900
-    return X && BULK_S( S );
-#else
-    return false;
-#endif
-}
+    extern __shared__ __align__( 128 ) uint4 smem4[];
+    uint32_t *smem = (uint32_t*)smem4;
+    const uint4 *s_cur = smem4 + SMEM_CUR / 4;
+    uint32_t *s_red = smem + SMEM_RED;
+    uint32_t *s_win = smem + SMEM_WIN( NP );
+    uint32_t *s_rowkey = smem + geo.keytab, *s_colkey = s_rowkey + geo.keyrows;
 
-/* Steps 1a and 1a' for one macroblock (window w, at mb_x, mb_y) and a
- * block's nt threads (this one t): its 16 rows into s_cur4, the window's
- * nrows rows from row_lo into s_win (rows of row_words() words, S apart
- * with a fixed stride), with bulk one tensor copy (thread 0 issues it on
- * the mbarrier at bar and must tma_wait() it), else 16-byte copies from the
- * 4-byte plane or loads; then with KEY_TABLES( S ) the key tables.  All in
- * place after tma_wait() and the block's barrier. */
-#define WL_CUR  1   /* window_load(): also the macroblock's 16 rows */
-#define WL_KEYS 2   /* also the key tables */
-template<int S>
-static __device__ __forceinline__ void window_load( const cme_launch_t &a, const search_geom_t &geo, const tma_map_t &tm,
-                                                    const bool bulk, const int t, const int nt, const cme_window_t &w,
-                                                    const int mb_x, const int mb_y, const int row_lo, const int nrows,
-                                                    uint4 *s_cur4, uint32_t *s_win, const uint32_t bar,
-                                                    uint32_t *s_rowkey, uint32_t *s_colkey, const int parts )
-{
-    const int wx = w.x_max - w.x_min + 1;
+    const int t = threadIdx.x, nt = blockDim.x;
+    const int mb = blockIdx.x;
+    int mb_x, mb_y;
+    const cme_window_t w = cme_launch_window( a, mb, &mb_x, &mb_y );
+    const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
+    const bool PAIR = KEYS == KEYS_PAIR;
+    const int per = PAIR ? pair_count( wx ) : wx;   /* runs per run group (K window rows) */
+    const bool HR = HROW( K, S );
+    const int runs = run_total( per, wy, K, HR );
+    const int u0 = blockIdx.y * nt * geo.runs_per_thread;
+    uint64_t *bk = a.blk_keys + ((size_t)mb * geo.nb + blockIdx.y) * NP;
+    if( u0 >= runs )   /* edge macroblocks have smaller windows (never with nb = 1: u0 = 0) */
+    {
+        for( int p = t; p < NP; p += nt )
+            bk[p] = CME_KEY_NONE;
+        return;
+    }
+    const int u1 = cme_imin( u0 + nt * geo.runs_per_thread, runs );
+    int klo, khi, clo, chi;
+    const int row_lo = run_pos( u0, per, wy, K, HR, &klo, &clo );
+    const int nrows = run_pos( u1 - 1, per, wy, K, HR, &khi, &chi ) - row_lo + khi + 15;
     const int x0 = 16*mb_x + w.x_min, off = x0 & 3;
+    /* words a row holds (row_words()); its stride in s_win: S if the
+     * variant fixes it (at least row_words( wx ): search_geom()) */
     const int nq = row_words( wx ) / 4, rowlen = S ? S : 4 * nq;
+
+    /* Step 1a: the macroblock and the window, once per block. */
     const uint32_t s0 = (uint32_t)__cvta_generic_to_shared( s_win );
+    const uint32_t bar = (uint32_t)__cvta_generic_to_shared( smem + SMEM_BAR( NP ) );
+#if __CUDA_ARCH__ >= 900
+    const bool bulk = X && BULK_S( S );
+#else
+    const bool bulk = false;   /* never launched there (tma_map()) */
+#endif
     if( bulk )
     {
         if( s0 & 127 )   /* the copy's destination (extern __shared__ __align__ above) */
@@ -707,8 +715,8 @@ static __device__ __forceinline__ void window_load( const cme_launch_t &a, const
         if( !t )
             tma_issue( &tm, s0, bar, CME_PAD + x0 - off, CME_PAD + 16*mb_y + w.y_min + row_lo,
                        (uint32_t)(geo.winrows * S * 4) );
-        if( (parts & WL_CUR) && t < 16 )
-            s_cur4[t] = *(const uint4*)(a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x);
+        if( t < 16 )
+            smem4[SMEM_CUR / 4 + t] = *(const uint4*)(a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x);
     }
     else if( XPLANE( S ) && a.xref )
     {
@@ -734,8 +742,8 @@ static __device__ __forceinline__ void window_load( const cme_launch_t &a, const
                 r++;
             }
         }
-        if( (parts & WL_CUR) && t < 16 )
-            cp_async16( (uint32_t)__cvta_generic_to_shared( s_cur4 + t ),
+        if( t < 16 )
+            cp_async16( (uint32_t)__cvta_generic_to_shared( smem4 + SMEM_CUR / 4 + t ),
                         a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x );
         asm volatile( "cp.async.wait_all;" ::: "memory" );
     }
@@ -754,8 +762,8 @@ static __device__ __forceinline__ void window_load( const cme_launch_t &a, const
          * then at the barrier: ncu, 1.1-1.9 of the 5.8-6.0 cycles per issued
          * instruction; two or four quads in flight were 2-4% slower than one:
          * results/kernel_steps.md); (r, q) advance without a division. */
-        if( (parts & WL_CUR) && t < 16 )
-            s_cur4[t] = *(const uint4*)(a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x);
+        if( t < 16 )
+            smem4[SMEM_CUR / 4 + t] = *(const uint4*)(a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x);
         const uint32_t *wbase = (const uint32_t*)(a.ref + (16*mb_y + w.y_min + row_lo) * a.i_pitch + (x0 - off));
         const uint32_t one = geo.one, pw = a.i_pitch >> 2;
         const int G = nq >> 2, n = nrows * G, dr = nt / G, dq = nt - dr * G;
@@ -795,7 +803,7 @@ static __device__ __forceinline__ void window_load( const cme_launch_t &a, const
      * costs a shared load per row and one for its column instead of the
      * cost table's global loads, the index and the key arithmetic.  Only
      * in the variants of KEY_TABLES(). */
-    if( KEY_TABLES( S ) && (parts & WL_KEYS) )
+    if( KEY_TABLES( S ) )
     {
         /* not unrolled: an unrolled loop's remainder arithmetic cost more
          * ALU instructions than the loop (twenty-ninth session) */
@@ -812,330 +820,6 @@ static __device__ __forceinline__ void window_load( const cme_launch_t &a, const
             s_colkey[i] = (mvc << KEY_SHIFT) + (uint32_t)i;
         }
     }
-}
-
-/* A lane's walk through search_mbs()'s runs (M = 2): cj, the macroblock
- * of its runs so far (-1: none yet), and its run's group g and column c
- * in that macroblock's window (per runs a group, wy rows), advanced by 32
- * runs an iteration (dg groups and dc columns: no division).  Run u of
- * the block (all of them: runs0 macroblock 0's, then macroblock 1's) is
- * macroblock mbs_mb()'s (cj past the last); where that is not cj the lane
- * enters it (mbs_enter()), and mbs_next() goes 32 runs on.  The host
- * walks the same functions (cme_cuda_selftest_mbs()). */
-typedef struct mbs_walk_t
-{
-    int cj, g, c, dg, dc, per, wy;
-} mbs_walk_t;
-
-static __host__ __device__ __forceinline__ int mbs_mb( const int u, const int all, const int runs0, const int cj )
-{
-    return u < all ? u >= runs0 : cj;
-}
-
-static __host__ __device__ __forceinline__ void mbs_enter( mbs_walk_t &w, const int j, const int u, const int runs0,
-                                                           const int wx, const int wy )
-{
-    const int uj = j ? u - runs0 : u;
-    w.per = wx;
-    w.wy = wy;
-    w.g = (int)((unsigned)uj / (unsigned)wx);
-    w.c = uj - w.g * wx;
-    w.dg = (int)(32u / (unsigned)wx);
-    w.dc = 32 - w.dg * wx;
-    w.cj = j;
-}
-
-static __host__ __device__ __forceinline__ void mbs_next( mbs_walk_t &w )
-{
-    w.g += w.dg;
-    w.c += w.dc;
-    if( w.c >= w.per )
-    {
-        w.c -= w.per;
-        w.g++;
-    }
-}
-
-/* The minima of the warp's lanes as NP keys at red (lane 0 stores them):
- * with all, every lane's (a lane without runs holds ~0u), else those
- * where mine is set. */
-template<int NP>
-static __device__ __forceinline__ void flush_minima( const uint32_t best[NP], const bool all, const bool mine,
-                                                     uint32_t *red, const int lane )
-{
-    if( all )   /* the same for the warp's lanes */
-    {
-#pragma unroll
-        for( int p = 0; p < NP; p++ )
-        {
-            const uint32_t key = __reduce_min_sync( 0xffffffffu, best[p] );
-            if( !lane )
-                red[p] = key;
-        }
-    }
-    else
-    {
-#pragma unroll
-        for( int p = 0; p < NP; p++ )
-        {
-            const uint32_t key = __reduce_min_sync( 0xffffffffu, mine ? best[p] : ~0u );
-            if( !lane )
-                red[p] = key;
-        }
-    }
-}
-
-/* Blocks of M = 2 macroblocks (variant_t.mbs): macroblocks M*blockIdx.x + j,
- * each with its 16 rows, window and key tables in shared memory of its own
- * (geo.mbwords apart), the whole window in one block (nb = 1).  Their runs
- * are numbered one after the other (macroblock 1's after macroblock 0's),
- * run u is lane u % 32's of warp-iteration u / 32, and warp w takes the
- * geo.runs_per_thread iterations from w times that.  So the warp where the
- * macroblocks' runs meet runs runs of both, and the warps finish together:
- * at +-32 (1080p, K = 6, 715 runs a macroblock) blocks of one macroblock
- * and 3 warps took 3 x 8 warp-iterations for 22.3, the last warp idle for
- * the last of them; two macroblocks take 5 x 9 for 44.7.  A lane's minima
- * are one macroblock's: where its next run is macroblock 1's, the warp's
- * lanes that change store theirs in shared memory first (flush_minima()).
- * A warp stores at most MBS_FLUSH sets of minima, each with its
- * macroblock: where lanes leave macroblock 0 (in the iteration where the
- * macroblocks' runs meet and in the next, those left of it) and at the
- * end, one per macroblock its lanes hold (both, where macroblock 1's runs
- * end in the iteration after the meeting and lanes left of it ran none);
- * the block's minimum per macroblock and partition is the least of its
- * warps' sets.  KEYS_FMA with the key tables. */
-template<int NP, int K, int KEYS, int S, int X, int M>
-static __device__ __forceinline__ void search_mbs( const cme_launch_t &a, const search_geom_t &geo, const tma_map_t &tm )
-{
-    /* M = 1: never run (search_kernel) */
-    static_assert( M == 1 || (M == 2 && KEYS == KEYS_FMA && KEY_TABLES( S ) && !HROW( K, S )), "search_mbs()" );
-    extern __shared__ __align__( 128 ) uint4 smem4[];
-    uint32_t *smem = (uint32_t*)smem4;
-    uint32_t *s_red = smem + SMEM_RED_M( M );   /* [warp][MBS_FLUSH][NP] */
-    int *s_tag = (int*)(s_red + MBS_WARPS * MBS_FLUSH * NP);   /* [warp][MBS_FLUSH]: the sets' macroblocks; [warp]: their number */
-    const int t = threadIdx.x, nt = blockDim.x, lane = t & 31, warp = t >> 5;
-    const int mb_count = a.i_mb_width * a.i_mb_height;
-    const bool bulk = window_bulk<S, X>();
-
-    /* Steps 1a and 1a' for each macroblock: its runs, window width and
-     * height, and the window's first word (its column offset off).  Both
-     * windows' copies first (thread 0 issues both tensor copies before any
-     * load of its own waits), then the 16 rows of both macroblocks, 16
-     * threads each, then both key tables with all of a thread's cost loads
-     * in flight before it stores (in window_load()'s order, macroblock 1's
-     * copy waited for macroblock 0's key loads: the two-macroblock blocks
-     * lost 7% at +-32, validation35/c1) */
-    int runs[M], wxs[M], wys[M], offs[M], mbxs[M], mbys[M], rcost[M], ccost[M];
-#pragma unroll
-    for( int j = 0; j < M; j++ )
-    {
-        const int mb = blockIdx.x * M + j;
-        runs[j] = wxs[j] = wys[j] = offs[j] = mbxs[j] = mbys[j] = rcost[j] = ccost[j] = 0;
-        if( mb >= mb_count )
-            continue;
-        int kr, col;
-        const cme_window_t w = cme_launch_window( a, mb, &mbxs[j], &mbys[j] );
-        wxs[j] = w.x_max - w.x_min + 1;
-        wys[j] = w.y_max - w.y_min + 1;
-        offs[j] = w.x_min & 3;   /* (16*mb_x + w.x_min) & 3 */
-        rcost[j] = 2*a.i_range + w.y_min - w.cy;   /* the cost table's entries of window row and column 0 */
-        ccost[j] = 2*a.i_range + w.x_min - w.cx;
-        runs[j] = run_count( wxs[j], wys[j], K );
-        const int nrows = run_pos( runs[j] - 1, wxs[j], wys[j], K, 0, &kr, &col ) + kr + 15;
-        window_load<S>( a, geo, tm, bulk, t, nt, w, mbxs[j], mbys[j], 0, nrows, NULL,
-                        smem + SMEM_WIN_M( NP, M ) + j * geo.mbwords,
-                        (uint32_t)__cvta_generic_to_shared( smem + SMEM_BAR_M( NP, M ) + 2*j ), NULL, NULL, 0 );
-    }
-    if( t < 16 * M && (t >> 4 ? runs[M - 1] : runs[0]) )   /* selects, not an index: no local memory */
-    {
-        const int j = t >> 4, r = t & 15;
-        smem4[(SMEM_CUR + 64*j) / 4 + r] = *(const uint4*)(a.cur + (16*(j ? mbys[M - 1] : mbys[0]) + r) * a.i_pitch +
-                                                           16*(j ? mbxs[M - 1] : mbxs[0]));
-    }
-    /* the key tables (window_load()'s step 1a'): entries e < E, macroblock
-     * 0's rows and columns, then macroblock 1's; two a thread in flight */
-    {
-        const int E0 = wys[0] + wxs[0], E = E0 + wys[M - 1] + wxs[M - 1];
-#pragma unroll 1
-        for( int e = t; e < E; e += 2 * nt )
-        {
-            uint32_t mvc[2], val[2];
-            int at[2];
-#pragma unroll
-            for( int h = 0; h < 2; h++ )
-            {
-                const int f = e + h * nt, j = f >= E0, r = f - (j ? E0 : 0);
-                const int wy = j ? wys[M - 1] : wys[0], row = r < wy, i = row ? r : r - wy;
-                const int c0 = row ? (j ? rcost[M - 1] : rcost[0]) : (j ? ccost[M - 1] : ccost[0]);
-                mvc[h] = a.mv_cost && f < E ? a.mv_cost[c0 + i] : 0;
-                val[h] = row ? (uint32_t)(i * (j ? wxs[M - 1] : wxs[0])) : (uint32_t)i;
-                at[h] = f < E ? geo.keytab + j * geo.mbwords + (row ? i : geo.keyrows + i) : -1;
-            }
-#pragma unroll
-            for( int h = 0; h < 2; h++ )
-                if( at[h] >= 0 )
-                    smem[at[h]] = (mvc[h] << KEY_SHIFT) + val[h];
-        }
-    }
-    if( bulk && !t )
-    {
-#pragma unroll
-        for( int j = 0; j < M; j++ )
-            if( runs[j] )
-                tma_wait( (uint32_t)__cvta_generic_to_shared( smem + SMEM_BAR_M( NP, M ) + 2*j ) );
-    }
-    __syncthreads();
-
-    /* Steps 1b and 2a: the warp's iterations; cj, the macroblock of the
-     * lane's minima (-1: none yet), and where its runs are: (g, c) its
-     * run's group and column, advanced by 32 runs an iteration */
-    const int all = runs[0] + runs[M - 1];
-    const int it1 = cme_imin( (warp + 1) * geo.runs_per_thread, (all + 31) >> 5 );
-    uint32_t best[NP];
-#pragma unroll
-    for( int p = 0; p < NP; p++ )
-        best[p] = ~0u;
-    mbs_walk_t wk = { -1, 0, 0, 0, 0, 1, 0 };
-    int nf = 0;   /* sets of minima the warp stored */
-    const uint4 *s_cur = smem4;
-    const uint32_t *s_win = smem, *s_rowkey = smem, *s_colkey = smem;
-    for( int it = warp * geo.runs_per_thread; it < it1; it++ )
-    {
-        const int u = 32 * it + lane;
-        const bool act = u < all;
-        const int j = mbs_mb( u, all, runs[0], wk.cj );
-        const bool enter = act && j != wk.cj;
-        /* lanes leaving macroblock 0 (the only one there is to leave):
-         * with or without the lanes staying there */
-        const bool leave = enter && wk.cj >= 0;
-        const unsigned leaving = __ballot_sync( 0xffffffffu, leave );
-        if( leaving )
-        {
-            flush_minima<NP>( best, leaving == __ballot_sync( 0xffffffffu, wk.cj >= 0 ), leave,
-                              s_red + (warp * MBS_FLUSH + nf) * NP, lane );
-            if( !lane )
-                s_tag[warp * MBS_FLUSH + nf] = 0;
-            nf++;
-#pragma unroll
-            for( int p = 0; p < NP; p++ )
-                best[p] = leave ? ~0u : best[p];
-        }
-        if( enter )
-        {
-            mbs_enter( wk, j, u, runs[0], j ? wxs[M - 1] : wxs[0], j ? wys[M - 1] : wys[0] );
-            const int jo = j * geo.mbwords;
-            s_cur = smem4 + (SMEM_CUR + 64*j) / 4;
-            s_win = smem + SMEM_WIN_M( NP, M ) + jo + (j ? offs[M - 1] : offs[0]);
-            s_rowkey = smem + geo.keytab + jo;
-            s_colkey = s_rowkey + geo.keyrows;
-        }
-        if( act )
-        {
-            const int r0 = run_row( wk.g, wk.wy, K );
-            uint32_t kk[K];
-#pragma unroll
-            for( int k = 0; k < K; k++ )
-                kk[k] = mad( s_rowkey[r0 + k], geo.one, s_colkey[wk.c] );
-            search_run_fma<NP, K, 1, S>( s_cur, s_win + r0 * S + wk.c, S, kk, kk, geo.key_scale, geo.one, best );
-        }
-        mbs_next( wk );
-    }
-
-    /* Step 2b: each macroblock's lanes into a set of minima, then the
-     * first M * NP threads take the least of the warps' sets of theirs */
-    const unsigned ran = __ballot_sync( 0xffffffffu, wk.cj >= 0 );
-#pragma unroll
-    for( int j = 0; j < M; j++ )
-    {
-        const unsigned mine = __ballot_sync( 0xffffffffu, wk.cj == j );
-        if( mine )
-        {
-            flush_minima<NP>( best, mine == ran, wk.cj == j, s_red + (warp * MBS_FLUSH + nf) * NP, lane );
-            if( !lane )
-                s_tag[warp * MBS_FLUSH + nf] = j;
-            nf++;
-        }
-    }
-    if( !lane )
-        s_tag[MBS_WARPS * MBS_FLUSH + warp] = nf;
-    __syncthreads();
-    for( int i = t; i < M * NP; i += nt )
-    {
-        const int j = i >= NP, p = i - j * NP, mb = blockIdx.x * M + j;
-        if( mb >= mb_count )
-            continue;
-        /* every set's tag and key loaded at once (no chain of dependent
-         * shared loads), those of other macroblocks, of sets a warp did not
-         * store and of warps the block does not have left out */
-        uint32_t key = ~0u;
-#pragma unroll
-        for( int v = 0; v < MBS_WARPS; v++ )
-        {
-            const int n = v < nt >> 5 ? s_tag[MBS_WARPS * MBS_FLUSH + v] : 0;
-#pragma unroll
-            for( int f = 0; f < MBS_FLUSH; f++ )
-            {
-                const uint32_t k = s_red[(v * MBS_FLUSH + f) * NP + p];
-                key = f < n && s_tag[v * MBS_FLUSH + f] == j ? min( key, k ) : key;
-            }
-        }
-        const cme_window_t w = cme_launch_window( a, mb, NULL, NULL );
-        cme_store_key<NP>( a, w, mb, p, cme_key( key >> KEY_SHIFT, key & ((1u << KEY_SHIFT) - 1) ) );
-    }
-}
-
-/* X = 1 (BULK_S( S ) only): the window is one tensor copy, by tm, the
- * tensor map of the launch's 4-byte plane (tma_map()); X = 0: tm unused.
- * Two kernels, not a branch: with both window paths in one kernel, v15's
- * spill grew from 60 to 108 bytes and its run loop took 6 more local
- * loads and stores a run. */
-template<int NP, int K, int MINB, int KEYS, int S, int X, int M>
-__global__ void __launch_bounds__( M == 1 ? MAX_THREADS : MAX_THREADS_MB, MINB )
-search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_constant__ tma_map_t tm )
-{
-    if( M > 1 )   /* M macroblocks a block */
-    {
-        search_mbs<NP, K, KEYS, S, X, M>( a, geo, tm );
-        return;
-    }
-    extern __shared__ __align__( 128 ) uint4 smem4[];
-    uint32_t *smem = (uint32_t*)smem4;
-    const uint4 *s_cur = smem4 + SMEM_CUR / 4;
-    uint32_t *s_red = smem + SMEM_RED;
-    uint32_t *s_win = smem + SMEM_WIN( NP );
-    uint32_t *s_rowkey = smem + geo.keytab, *s_colkey = s_rowkey + geo.keyrows;
-
-    const int t = threadIdx.x, nt = blockDim.x;
-    const int mb = blockIdx.x;
-    int mb_x, mb_y;
-    const cme_window_t w = cme_launch_window( a, mb, &mb_x, &mb_y );
-    const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
-    const bool PAIR = KEYS == KEYS_PAIR;
-    const int per = PAIR ? pair_count( wx ) : wx;   /* runs per run group (K window rows) */
-    const bool HR = HROW( K, S );
-    const int runs = run_total( per, wy, K, HR );
-    const int u0 = blockIdx.y * nt * geo.runs_per_thread;
-    uint64_t *bk = a.blk_keys + ((size_t)mb * geo.nb + blockIdx.y) * NP;
-    if( u0 >= runs )   /* edge macroblocks have smaller windows (never with nb = 1: u0 = 0) */
-    {
-        for( int p = t; p < NP; p += nt )
-            bk[p] = CME_KEY_NONE;
-        return;
-    }
-    const int u1 = cme_imin( u0 + nt * geo.runs_per_thread, runs );
-    int klo, khi, clo, chi;
-    const int row_lo = run_pos( u0, per, wy, K, HR, &klo, &clo );
-    const int nrows = run_pos( u1 - 1, per, wy, K, HR, &khi, &chi ) - row_lo + khi + 15;
-    const int x0 = 16*mb_x + w.x_min, off = x0 & 3;
-    /* words a row holds (row_words()); its stride in s_win: S if the
-     * variant fixes it (at least row_words( wx ): search_geom()) */
-    const int nq = row_words( wx ) / 4, rowlen = S ? S : 4 * nq;
-
-    /* Steps 1a and 1a', once per block */
-    const uint32_t bar = (uint32_t)__cvta_generic_to_shared( smem + SMEM_BAR( NP ) );
-    const bool bulk = window_bulk<S, X>();
-    window_load<S>( a, geo, tm, bulk, t, nt, w, mb_x, mb_y, row_lo, nrows, smem4 + SMEM_CUR / 4, s_win, bar,
-                    s_rowkey, s_colkey, WL_CUR | WL_KEYS );
     /* thread 0 waits for the tensor copy (its acquire), the barrier
      * then orders the copy's writes before every thread's reads */
     if( bulk && !t )
@@ -1319,11 +1003,9 @@ typedef struct variant_t
     const char *name;            /* for the benchmark: "K8/3", "fma K8/3", ... */
     const void *fn[2];           /* 9 and 41 partitions */
     const void *fx[2];           /* the same with the window as a tensor copy (BULK_S()), or NULL */
-    int mbs;                     /* macroblocks a block (search_mbs()); 0: one */
 } variant_t;
 
-#define KERNEL( np, k, minb, keys, s, x ) (const void*)search_kernel<np, k, minb, keys, s, x, 1>
-#define KERNEL_M( np, k, minb, keys, s, x, m ) (const void*)search_kernel<np, k, minb, keys, s, x, m>
+#define KERNEL( np, k, minb, keys, s, x ) (const void*)search_kernel<np, k, minb, keys, s, x>
 #define VARIANT_S( keys, tag, k, minb, s ) \
     { k, minb, keys, s, tag "K" #k "/" #minb, { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, 0 ), \
                                                 KERNEL( CUDA_ME_NPART, k, minb, keys, s, 0 ) }, { NULL, NULL } }
@@ -1333,11 +1015,6 @@ typedef struct variant_t
                                               { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, BULK ), \
                                                 KERNEL( CUDA_ME_NPART, k, minb, keys, s, BULK ) } }
 #define VARIANT( keys, tag, k, minb ) VARIANT_S( keys, tag, k, minb, 0 )
-#define VARIANT_M( tag, k, minb, s, m ) \
-    { k, minb, KEYS_FMA, s, tag "K" #k "/" #minb, { KERNEL_M( CUDA_ME_NPART_8x8, k, minb, KEYS_FMA, s, 0, m ), \
-                                                    KERNEL_M( CUDA_ME_NPART, k, minb, KEYS_FMA, s, 0, m ) }, \
-                                                  { KERNEL_M( CUDA_ME_NPART_8x8, k, minb, KEYS_FMA, s, BULK, m ), \
-                                                    KERNEL_M( CUDA_ME_NPART, k, minb, KEYS_FMA, s, BULK, m ) }, m }
 static const variant_t variants[] =
 {
     VARIANT( KEYS_CLASSIC, "", 8, 3 ),      /* 0 */
@@ -1375,13 +1052,6 @@ static const variant_t variants[] =
      * without spills (3 blocks an SM) */
     VARIANT_X( KEYS_FMA, "fma-s80-", 8, 3, 80 ),     /* 18 */
     VARIANT_X( KEYS_FMA, "fma-s80-", 6, 3, 80 ),     /* 19 */
-    /* v15's runs for two macroblocks a block, their runs in one sequence
-     * over the warps (search_mbs(), thirty-fifth session): blocks of up to
-     * 5 warps, 3 an SM (128 registers, spills), or 2.  (Numbers 20-22 were
-     * the stream kernels of the thirty-second session, reverted: their
-     * results in validation32/ name them "stream-...".) */
-    VARIANT_M( "mb2-fma-s80-", 6, 3, 80, 2 ),         /* 20 */
-    VARIANT_M( "mb2-fma-s80-", 6, 2, 80, 2 ),         /* 21: 2 blocks an SM, no spills */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
@@ -1540,94 +1210,6 @@ extern "C" int cme_cuda_selftest_hrow( void )
     return bad;
 }
 
-/* search_mbs()'s walk (mbs_mb(), mbs_enter(), mbs_next()) as its warps
- * take it, for pairs of window sizes (the second macroblock absent too),
- * K = 4, 6, 8 and 1 to 5 warps of the fewest iterations that hold the
- * runs (and one more): every position of both windows searched, no run
- * outside its window, each run once; a lane's runs until it leaves a
- * macroblock all that macroblock's, and the only macroblock left is 0
- * (the kernel stores leaving lanes' minima as macroblock 0's), and no
- * warp stores more than MBS_FLUSH sets of minima (and some warp stores
- * that many: else the bound is not exercised). */
-extern "C" int cme_cuda_selftest_mbs( void )
-{
-    static const int sizes[] = { 9, 10, 17, 23, 31, 32, 33, 41, 49, 57, 63, 64, 65 };
-    static const int Ks[] = { 4, 6, 8 };
-    const int ns = (int)(sizeof(sizes) / sizeof(*sizes));
-    static uint16_t seen[2][65][65];
-    int bad = 0, most_nf = 0;
-    for( int ki = 0; ki < 3; ki++ )
-        for( int a = 0; a < ns * ns; a++ )
-            for( int bi = 0; bi <= 25; bi++ )
-            {
-                const int b = bi < 25 ? 7 * bi : ns * ns;   /* ns * ns: no second macroblock */
-                const int K = Ks[ki];
-                const int wx[2] = { sizes[a % ns], b < ns * ns ? sizes[b % ns] : 0 };
-                const int wy[2] = { sizes[a / ns], b < ns * ns ? sizes[b / ns] : 0 };
-                const int runs0 = run_count( wx[0], wy[0], K ), all = runs0 + (wx[1] ? run_count( wx[1], wy[1], K ) : 0);
-                const int iters = (all + 31) / 32;
-                for( int W = 1; W <= MAX_THREADS_MB / 32; W++ )
-                    for( int extra = 0; extra < 2; extra++ )
-                    {
-                        const int U = (iters + W - 1) / W + extra;
-                        int count = 0;
-                        memset( seen, 0, sizeof(seen) );
-                        for( int warp = 0; warp < W; warp++ )
-                        {
-                            mbs_walk_t wk[32];
-                            int nf = 0;   /* sets of minima stored, as the kernel's */
-                            for( int lane = 0; lane < 32; lane++ )
-                                wk[lane] = (mbs_walk_t){ -1, 0, 0, 0, 0, 1, 0 };
-                            for( int it = warp * U; it < cme_imin( (warp + 1) * U, iters ); it++ )
-                            {
-                                int leaving = 0;
-                                for( int lane = 0; lane < 32; lane++ )
-                                {
-                                    const int u = 32 * it + lane, j = mbs_mb( u, all, runs0, wk[lane].cj );
-                                    leaving |= u < all && j != wk[lane].cj && wk[lane].cj >= 0;
-                                }
-                                nf += leaving;
-                                for( int lane = 0; lane < 32; lane++ )
-                                {
-                                    mbs_walk_t &w = wk[lane];
-                                    const int u = 32 * it + lane, act = u < all, j = mbs_mb( u, all, runs0, w.cj );
-                                    if( act && j != w.cj )
-                                    {
-                                        bad += w.cj > 0 || j < w.cj;   /* only macroblock 0 is left */
-                                        mbs_enter( w, j, u, runs0, wx[j], wy[j] );
-                                    }
-                                    if( act )
-                                    {
-                                        const int r0 = run_row( w.g, w.wy, K ), uj = j ? u - runs0 : u;
-                                        count++;
-                                        bad += w.cj != (u >= runs0) || r0 < 0 || r0 + K > wy[j] || w.c < 0 ||
-                                               w.c >= wx[j] || w.c != uj % wx[j] || w.g != uj / wx[j];
-                                        for( int k = 0; k < K && r0 >= 0 && r0 + k < wy[j] && w.c >= 0 && w.c < wx[j]; k++ )
-                                            seen[j][r0 + k][w.c]++;
-                                    }
-                                    mbs_next( w );
-                                }
-                            }
-                            for( int j = 0; j < 2; j++ )   /* the sets stored at the end */
-                            {
-                                int any = 0;
-                                for( int lane = 0; lane < 32; lane++ )
-                                    any |= wk[lane].cj == j;
-                                nf += any;
-                            }
-                            bad += nf > MBS_FLUSH;
-                            most_nf = cme_imax( most_nf, nf );
-                        }
-                        bad += count != all;
-                        for( int j = 0; j < 2; j++ )
-                            for( int y = 0; y < wy[j]; y++ )
-                                for( int x = 0; x < wx[j]; x++ )
-                                    bad += !seen[j][y][x];
-                    }
-            }
-    return bad + (most_nf != MBS_FLUSH);
-}
-
 extern "C" const char *cme_cuda_variant_name( int v )
 {
     return v < 0 || v >= NVARIANTS ? NULL : variants[v].name;
@@ -1740,46 +1322,6 @@ extern "C" void cme_cuda_geom_force( int nt, int u )
     force_u = force_nt ? u : 0;
 }
 
-/* search_geom() for blocks of v->mbs macroblocks (search_mbs()): every
- * run of the block's macroblocks in one block, runs of at most the most
- * of any window (mwx x mwy) each; W warps of U iterations, the fewest
- * warp-iterations (then the most warps) with W * U * 32 at least all the
- * runs; each macroblock's window of winrows rows and its key tables
- * mbwords apart.  A forced geometry (cme_cuda_geom_force()): its threads
- * as W, its runs per thread as U, no geometry where they cannot hold the
- * runs.  g: search_geom()'s start. */
-static search_geom_t search_geom_mbs( search_geom_t g, const int *wxs, int nwx, int mwx, int mwy, int runs, int np,
-                                      const variant_t *v )
-{
-    const int K = v->k, S = v->stride, M = v->mbs, iters = (M * runs + 31) / 32;
-    if( !raster_fits( wxs, nwx, runs, K, 0 ) )
-        return g;
-    int W = 0, U = 0;
-    for( int w = 3; w <= MAX_THREADS_MB / 32; w++ )
-    {
-        const int u = (iters + w - 1) / w;
-        if( !W || w * u <= W * U )
-            W = w, U = u;
-    }
-    if( force_nt )
-    {
-        W = cme_imin( force_nt, MAX_THREADS_MB ) / 32;
-        U = force_u;
-        if( W * U < iters )
-            return g;
-    }
-    const int words = block_words( wxs, nwx, mwy, runs, K, 0, S );
-    g.threads = 32 * W;
-    g.runs_per_thread = U;
-    g.keytab = SMEM_WIN_M( np, M ) + words;
-    g.keyrows = key_rows( wxs, nwx, mwy, runs, K, 0 );
-    g.winrows = words / S;
-    g.mbwords = (words + g.keyrows + mwx + 31) & ~31;   /* the next window 128-byte aligned */
-    g.smem = (SMEM_WIN_M( np, M ) + M * g.mbwords) * sizeof(uint32_t);
-    g.nb = g.smem <= (96 << 10);   /* cme_cuda_prepare()'s opt-in */
-    return g;
-}
-
 /* Threads, runs per thread and blocks per macroblock for the largest
  * window: the fewest thread slots, plus a fixed cost per thread (set-up and
  * reduction, about 6 positions' worth of instructions), plus the window
@@ -1815,8 +1357,6 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
     for( int i = 0; i < nwx; i++ )
         for( int j = 0; j < nwy; j++ )
             runs = cme_imax( runs, run_total( group_runs( wxs[i], pair ), wys[j], K, HROW( K, S ) ) );
-    if( v->mbs > 1 )
-        return search_geom_mbs( g, wxs, nwx, mwx, mwy, runs, np, v );
     const int positions = pair ? 2*K : K;   /* per run */
     long best = -1;
     for( int nt = 64; nt <= MAX_THREADS; nt += 32 )
@@ -1875,8 +1415,7 @@ extern "C" size_t cme_cuda_scratch_size( int mb_w, int mb_h, int range, int mv_r
 
 /* The variant a launch runs and its geometry (g->nb = 0: none): l's; where
  * a variant with a fixed row stride has no geometry (rows wider than its
- * stride), the same variant with the runtime stride (for blocks of two
- * macroblocks, of any blocks per SM: v9); where a KEYS_PAIR
+ * stride), the same variant with the runtime stride; where a KEYS_PAIR
  * variant has none (windows under 8 columns wide), the KEYS_FMA variant of
  * the same blocks per SM and the least K not below its K (every MINB of a
  * KEYS_PAIR variant has KEYS_FMA variants up to K 8). */
@@ -1893,7 +1432,7 @@ static const variant_t *launch_variant( const cme_launch_t *l, search_geom_t *g 
         for( int i = 0; i < NVARIANTS; i++ )
         {
             const variant_t *c = &variants[i];
-            if( c->stride || (c->minb != v->minb && !v->mbs) )   /* two-macroblock variants: any (v9) */
+            if( c->stride || c->minb != v->minb )
                 continue;
             if( v->stride ? c->keys == v->keys && c->k == v->k :
                 v->keys == KEYS_PAIR && c->keys == KEYS_FMA && c->k >= v->k && (!f || c->k < f->k) )
@@ -1927,7 +1466,7 @@ static int geom_equal( const search_geom_t *a, const search_geom_t *b )
 {
     return a->threads == b->threads && a->runs_per_thread == b->runs_per_thread && a->nb == b->nb &&
            a->smem == b->smem && a->key_scale == b->key_scale && a->one == b->one && a->keytab == b->keytab &&
-           a->keyrows == b->keyrows && a->winrows == b->winrows && a->mbwords == b->mbwords;
+           a->keyrows == b->keyrows && a->winrows == b->winrows;
 }
 
 static const variant_t *launch_variant_memo( const cme_launch_t *l, search_geom_t *g )
@@ -2062,37 +1601,6 @@ static int tma_map( const cme_launch_t *l, const variant_t *v, const search_geom
     return 1;
 }
 
-/* check_launch_geom() for blocks of v->mbs macroblocks (search_mbs()),
- * geometry g: every pair of window sizes in a block (its warps' iterations
- * hold all runs), each window's rows, key tables and raster indices in
- * its own shared memory, the tensor copy's box. */
-static int check_launch_geom_mbs( const cme_launch_t *l, const variant_t *v, const search_geom_t *g )
-{
-    const int K = v->k, S = v->stride, M = v->mbs, np = l->i_parts;
-    const int win_words = g->keytab - SMEM_WIN_M( np, M );
-    int bad = g->nb != 1 || g->threads > MAX_THREADS_MB || g->threads & 31 || M != 2 || HROW( K, S ) ||
-              !KEY_TABLES( S ) || g->mbwords & 31 || win_words + g->keyrows > g->mbwords ||
-              (SMEM_WIN_M( np, M ) * 4) % 128 || SMEM_BAR_M( np, M ) < SMEM_RED_M( M ) + RED_WORDS( np, M ) ||
-              SMEM_BAR_M( np, M ) + 2 * M > SMEM_WIN_M( np, M ) || SMEM_RED_M( M ) < 64 * M ||
-              g->smem != (size_t)(SMEM_WIN_M( np, M ) + M * g->mbwords) * 4 || g->winrows * S != win_words;
-    int wxs[MAX_WSIZE], wys[MAX_WSIZE], nwx, nwy;
-    window_sizes( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread,
-                  wxs, &nwx, wys, &nwy );
-    int most = 0;
-    for( int i = 0; i < nwx; i++ )
-        for( int j = 0; j < nwy; j++ )
-        {
-            const int wx = wxs[i], wy = wys[j], runs = run_count( wx, wy, K );
-            int kr, col;
-            const int nrows = run_pos( runs - 1, wx, wy, K, 0, &kr, &col ) + kr + 15;
-            most = cme_imax( most, runs );
-            bad += row_words( wx ) > S || nrows * S > win_words || nrows - 15 > g->keyrows ||
-                   g->keyrows + wx > g->mbwords - win_words || (long)(nrows - 15) * wx > (1 << KEY_SHIFT);
-        }
-    bad += (long)M * most > (long)g->threads * g->runs_per_thread;
-    return bad;
-}
-
 /* Every block of a launch against its geometry, as search_kernel computes
  * them (every window size of the frame's macroblock columns and rows): the
  * rows it loads within the window's shared memory, its key tables' rows
@@ -2106,8 +1614,6 @@ static int check_launch_geom( const cme_launch_t *l, int want_vi )
     /* a fixed-stride default runs itself at the ranges it is the default for */
     int bad = want_vi >= 0 && v != &variants[want_vi];
     const int K = v->k, pair = v->keys == KEYS_PAIR, S = v->stride, pb = g.threads * g.runs_per_thread;
-    if( v->mbs > 1 )
-        return bad + check_launch_geom_mbs( l, v, &g );
     const int win_words = g.keytab - SMEM_WIN( l->i_parts );
     const int tab_words = (int)(g.smem / sizeof(uint32_t)) - g.keytab;
     /* the tensor copy's box (BULK_S()): exactly s_win, whole rows, from a
@@ -2247,7 +1753,7 @@ extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream
     if( !v || !g.nb )
         return cudaErrorInvalidValue;
     const int mb_count = l->i_mb_width * l->i_mb_height;
-    const dim3 grid( v->mbs > 1 ? (mb_count + v->mbs - 1) / v->mbs : mb_count, g.nb );
+    const dim3 grid( mb_count, g.nb );
     const int n3 = mb_count * l->i_parts;
     const int full = l->i_parts == CUDA_ME_NPART;
     cme_launch_t la = *l;

@@ -187,15 +187,6 @@ START_TEST( test_hrow )
 }
 END_TEST
 
-START_TEST( test_mbs )
-{
-    /* blocks of two macroblocks (me_cuda.cu, search_mbs()): their runs'
-     * walk over the warps covers both windows, each run once, and a lane
-     * leaves only the first macroblock */
-    ck_assert_int_eq( cme_cuda_selftest_mbs(), 0 );
-}
-END_TEST
-
 START_TEST( test_geom )
 {
     /* the search geometries and the kernels' shared-memory layout (window
@@ -1691,7 +1682,6 @@ static Suite *cuda_me_suite( void )
     tcase_add_test( tc, test_pairs );
     tcase_add_test( tc, test_geom );
     tcase_add_test( tc, test_hrow );
-    tcase_add_test( tc, test_mbs );
 #endif
 
     tc = add_tcase( s, "cref", 600 );

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Session 35, call 1 (prepared; the device was not lent in session 35):
+# Session 35, call 1 (run 21:28 with the binaries of 26ef8d3: c1/; v20
+# and v21 were reverted after c03.sh, they exist in f3ac2ec):
 # v20 and v21 (mb2-fma-s80-K6/3 and K6/2: v15's runs for two macroblocks a
 # block, their runs one sequence over the warps, search_mbs()) against v15,
 # and every variant against C after window_load() was factored out.

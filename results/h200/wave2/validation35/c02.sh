@@ -1,5 +1,6 @@
 #!/bin/bash
-# Session 35, call 2 (prepared; for the session after c01.sh): Nsight
+# Session 35 (prepared, not run: c03.sh took its place, with the source
+# counters; v20 and v21 exist only in f3ac2ec since): Nsight
 # Compute (tests/ncu_kernel.sh: the 5th search_kernel launch) on
 # v15 against v20 and v21 at +-32, v15 against v20 at +-24, and at 720p
 # and 2160p +-32 (where the time per position differs: 720p 8.2, 1080p
