@@ -1,5 +1,6 @@
 #!/bin/bash
-# Session 35, call 1 (run 21:28 with the binaries of 26ef8d3: c1/; v20
+# Session 35, call 1 (run 21:28 with the binaries of 26ef8d3: c1/; its
+# bench loop is tests/tools/bench_interleaved.sh since; v20
 # and v21 were reverted after c03.sh, they exist in f3ac2ec):
 # v20 and v21 (mb2-fma-s80-K6/3 and K6/2: v15's runs for two macroblocks a
 # block, their runs one sequence over the warps, search_mbs()) against v15,
@@ -20,19 +21,9 @@ t00=$(date +%s)
 tar xJf build/carry35/c1.tar.xz -C build
 B=build/bench/bench_me
 L=$OUT/logs; mkdir -p "$L"
-date +%T > "$OUT/times.txt"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader >> "$OUT/times.txt"
-lscpu | grep -m1 "Model name" >> "$OUT/times.txt"
-for rep in 1 2 3; do
-  for c in 1080p:32:15: 1080p:32:20: 1080p:32:21: 1080p:28:15: 1080p:28:20: 1080p:24:15: 1080p:24:20: \
+tests/tools/bench_interleaved.sh "$B" "$OUT" 3 1080p:32:15: 1080p:32:20: 1080p:32:21: 1080p:28:15: 1080p:28:20: 1080p:24:15: 1080p:24:20: \
            1080p:17:15: 1080p:17:20: 720p:32:15: 720p:32:20: 720p:32:21: 2160p:32:15: 2160p:32:20: 2160p:32:21: \
-           1080p:32:15:-X 1080p:32:20:-X "1080p:32:20:-g 96,15" "1080p:32:20:-g 128,12"; do
-    IFS=: read -r sz r v x <<< "$c"
-    timeout 60 $B -q -s $sz -r $r -v $v $x 2>&1 | tee -a "$L/raw.txt" |
-      awk -v rep=$rep -v b="v$v${x// /}" '$4 == "total" {print rep, b, $0}'
-  done
-done > "$OUT/bench.txt" 2>&1
-python3 tests/tools/bench_runs.py -V "$OUT/bench.txt" > "$OUT/bench.md" 2>&1
+           1080p:32:15:-X 1080p:32:20:-X "1080p:32:20:-g 96,15" "1080p:32:20:-g 128,12"
 echo "bench done $(( $(date +%s) - t00 )) s" >> "$OUT/times.txt"
 OUT="$L" tests/device.sh data unit > "$L/unit.log" 2>&1
 echo "device.sh data unit rc $? $(( $(date +%s) - t00 )) s" >> "$OUT/times.txt"
@@ -42,5 +33,6 @@ for tv in memcheck:20 racecheck:20 synccheck:20 racecheck:21; do
   echo "$tool r32 v$v rc $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$L/${tool}_v$v.log" | tail -1)" >> "$OUT/times.txt"
 done
 echo "all done $(( $(date +%s) - t00 )) s" >> "$OUT/times.txt"
+mv "$OUT/raw.txt" "$L/"
 tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$L"
-cat "$OUT/times.txt"; grep -hE "^[0-9]+%: Checks|PASS|FAIL" "$OUT"/unit*.log 2>/dev/null | head; cat "$OUT/bench.md"
+cat "$OUT/machine.txt" "$OUT/times.txt"; grep -hE "^[0-9]+%: Checks|PASS|FAIL" "$OUT"/unit*.log 2>/dev/null | head; cat "$OUT/bench.md"

@@ -17,17 +17,8 @@ t00=$(date +%s)
 tar xJf build/carry35/c3.tar.xz -C build
 B=build/bench/bench_me
 L=$OUT/logs; mkdir -p "$L"
-date +%T > "$OUT/times.txt"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader >> "$OUT/times.txt"
-for rep in 1 2 3; do
-  for c in 1080p:32:15: 1080p:32:20: 1080p:32:21: "1080p:32:20:-g 128,12" 1080p:24:15: 1080p:24:20: \
-           1080p:17:15: 1080p:17:20: 720p:32:15: 720p:32:20: 720p:32:21: 2160p:32:15: 2160p:32:20: 2160p:32:21:; do
-    IFS=: read -r sz r v x <<< "$c"
-    timeout 60 $B -q -s $sz -r $r -v $v $x 2>&1 | tee -a "$L/raw.txt" |
-      awk -v rep=$rep -v b="v$v${x// /}" '$4 == "total" {print rep, b, $0}'
-  done
-done > "$OUT/bench.txt" 2>&1
-python3 tests/tools/bench_runs.py -V "$OUT/bench.txt" > "$OUT/bench.md" 2>&1
+tests/tools/bench_interleaved.sh "$B" "$OUT" 3 1080p:32:15: 1080p:32:20: 1080p:32:21: "1080p:32:20:-g 128,12" 1080p:24:15: 1080p:24:20: \
+           1080p:17:15: 1080p:17:20: 720p:32:15: 720p:32:20: 720p:32:21: 2160p:32:15: 2160p:32:20: 2160p:32:21:
 echo "bench done $(( $(date +%s) - t00 )) s" >> "$OUT/times.txt"
 OUT="$L" tests/device.sh data > "$L/data.log" 2>&1
 for part in gpu big; do
@@ -48,5 +39,6 @@ for v in 15 20; do
 done > "$OUT/regions.txt" 2>&1
 gzip -f "$N"/*.sass.csv 2>/dev/null
 echo "all done $(( $(date +%s) - t00 )) s" >> "$OUT/times.txt"
+mv "$OUT/raw.txt" "$L/"
 tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$L"
-cat "$OUT/times.txt" "$OUT/bench.md" "$OUT/ncu32.txt"; head -60 "$OUT/regions.txt"
+cat "$OUT/machine.txt" "$OUT/times.txt" "$OUT/bench.md" "$OUT/ncu32.txt"; head -60 "$OUT/regions.txt"
