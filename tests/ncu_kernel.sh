@@ -55,8 +55,9 @@ sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed
 
 SIZE="${SIZE:-1080p}"
 case "$SIZE" in 720p|1080p|2160p) ;; *) echo "SIZE: 720p, 1080p or 2160p"; exit 1 ;; esac
+SFX=$([ "$SIZE" = 1080p ] || echo "_$SIZE")   # reports of 1080p keep their names
 for v in "${VARIANTS[@]}"; do
-    rep="$OUT/v${v}_r${RANGE}$([ "$SIZE" = 1080p ] || echo "_$SIZE")${TAG:-}"
+    rep="$OUT/v${v}_r${RANGE}${SFX}${TAG:-}"
     "$NCU" --clock-control none --kernel-name regex:search_kernel --launch-skip 4 --launch-count 1 \
         --metrics "$METRICS" -f -o "$rep" "$BENCH" -q -s "$SIZE" -r "$RANGE" -v "$v" ${ARGS:-} > "$rep.log" 2>&1 ||
         { echo "v$v: ncu failed, see $rep.log"; continue; }

@@ -1,34 +1,29 @@
 /* warp_slots.c: the search kernel's run loop as warp-iterations, per frame,
  * for two variants, from the library's own geometry (no GPU needed; issue
- * 13).  Two-macroblock blocks (variant names "mb2-...": search_mbs(), v20
- * and v21 of commit f3ac2ec, measured slower and reverted in the
- * thirty-fifth session, results/kernel_steps.md) are counted as that
- * kernel took its runs; the library has none since.
+ * 13, thirty-fifth session, results/kernel_steps.md).
  *
  *   cc -O1 -Icuda_me -I/usr/local/cuda/include tests/tools/warp_slots.c \
  *      build/lib/libcuda_me.a -L/usr/local/cuda/lib64 -lcudart_static \
  *      -lstdc++ -lpthread -ldl -lrt -lm -o build/warp_slots
  *   build/warp_slots [V1 [V2]]        (variants, default 15 and 19)
  *
- * Per size and range: runs (K = the variants' K) and positions, the rows
- * searched twice; per variant the warp-iterations of its blocks (every
- * warp instruction of the run loop is issued once per warp-iteration, for
- * 32 lanes or fewer: "lanes" is the share of them holding a run) and the
- * warp slots its blocks hold while the longest warp runs ("slots": warps x
+ * Per size and range: runs (K = the variants' K) and the rows searched
+ * twice; per variant the warp-iterations of its blocks (every warp
+ * instruction of the run loop is issued once per warp-iteration, for 32
+ * lanes or fewer: "lanes" is the share of them holding a run) and the warp
+ * slots its blocks hold while their longest warp runs ("slots": warps x
  * that warp's iterations; a block's registers stay allocated until its
- * last warp ends).  One-macroblock blocks: thread t runs t, t + nt, ...;
- * two-macroblock blocks: warp w takes iterations w U .. w U + U - 1 of the
- * pair's runs, 32 a iteration. */
+ * last warp ends).  Thread t of a block runs t, t + nt, ... of its
+ * macroblock's runs, one block a macroblock.  Variants with runs of one
+ * column and no one-row runs only: not the column pairs ("pair-"), not
+ * K = 8 with a fixed stride (HROW() in me_cuda.cu).  The two-macroblock
+ * blocks it was written for (v20, v21) are in commit f3ac2ec, with this
+ * tool's count of them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernels.h"
 #include "spec.h"
-
-static int run_count( int wx, int wy, int K )
-{
-    return wx * ((wy + K - 1) / K);
-}
 
 int main( int argc, char **argv )
 {
@@ -39,12 +34,12 @@ int main( int argc, char **argv )
     for( int si = 0; si < 3; si++ )
         for( int ri = 0; ri < 4; ri++ )
         {
-            const int mw = sizes[si][0], mh = sizes[si][1], n = mw * mh, r = ranges[ri];
-            int *runs = malloc( n * sizeof(int) );
+            const int mw = sizes[si][0], mh = sizes[si][1], r = ranges[ri];
             printf( "%-5s +-%-3d", names[si], r );
             for( int vi = 0; vi < 2; vi++ )
             {
                 int K = 0, minb, nt, u;
+                const char *name = cme_cuda_variant_name( vs[vi] );
                 cme_launch_t l;
                 memset( &l, 0, sizeof(l) );
                 l.i_mb_width = mw;
@@ -53,47 +48,36 @@ int main( int argc, char **argv )
                 l.i_mv_range = 512;
                 l.i_parts = CUDA_ME_NPART;
                 l.i_variant = vs[vi];
-                if( cme_cuda_variant_info( vs[vi], &K, &minb ) < 0 || cme_cuda_search_geometry( &l, &nt, &u ) != 1 )
+                if( cme_cuda_variant_info( vs[vi], &K, &minb ) < 0 || strstr( name, "pair-" ) ||
+                    (K == 8 && strstr( name, "-s" )) || cme_cuda_search_geometry( &l, &nt, &u ) != 1 )
                 {
-                    printf( " | v%d: no one-block geometry", vs[vi] );
+                    printf( " | v%d: not counted (column pairs, one-row runs or blocks per macroblock)", vs[vi] );
                     continue;
                 }
-                const int two = !strncmp( cme_cuda_variant_name( vs[vi] ), "mb2-", 4 );
-                long useful = 0, pos = 0, twice = 0, wit = 0, slots = 0;
-                for( int i = 0; i < n; i++ )
+                long useful = 0, pos = 0, wit = 0, slots = 0;
+                for( int i = 0; i < mw * mh; i++ )
                 {
                     const cme_window_t w = cme_get_window( i % mw, i / mw, mw, mh, r, 512, 0, 0, 0 );
                     const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
-                    runs[i] = run_count( wx, wy, K );
-                    useful += runs[i];
+                    const int runs = wx * ((wy + K - 1) / K);
+                    useful += runs;
                     pos += wx * wy;
-                    twice += (long)runs[i] * K - wx * wy;
-                }
-                const int W = nt / 32;
-                for( int b = 0; b < (two ? (n + 1) / 2 : n); b++ )
-                {
+                    /* warp w's iterations: its lanes' first runs 32 w .. 32 w + 31, then + nt */
                     int life = 0;
-                    const int all = two ? runs[2*b] + (2*b + 1 < n ? runs[2*b + 1] : 0) : runs[b];
-                    for( int w = 0; w < W; w++ )
+                    for( int wi = 0; wi < nt / 32; wi++ )
                     {
-                        int c = 0;
-                        if( two )
-                            c = cme_imax( 0, cme_imin( u, (all + 31) / 32 - w * u ) );
-                        else
-                            for( int it = 0; it * nt + 32 * w < all; it++ )
-                                c++;
+                        const int c = runs > 32 * wi ? (runs - 32 * wi + nt - 1) / nt : 0;
                         wit += c;
                         life = cme_imax( life, c );
                     }
-                    slots += (long)W * life;
+                    slots += (long)(nt / 32) * life;
                 }
                 if( !vi )
-                    printf( " runs %8ld, rows twice %4.1f%%", useful, 100.0 * twice / pos );
+                    printf( " runs %8ld, rows twice %4.1f%%", useful, 100.0 * (useful * K - pos) / pos );
                 printf( " | v%d %3dx%-2d warp-its %7ld (lanes %5.1f%%) slots %7ld (busy %5.1f%%)", vs[vi], nt, u,
                         wit, 100.0 * useful / (32.0 * wit), slots, 100.0 * wit / slots );
             }
             printf( "\n" );
-            free( runs );
         }
     return 0;
 }
