@@ -74,6 +74,14 @@
 
 #define MAX_THREADS 128
 #define MAX_WARPS   (MAX_THREADS / 32)
+/* A variant's threads per block at most, by its blocks per SM (MINB):
+ * MAX_THREADS up to 4 blocks; 96 at 5 blocks, so that the compiler's
+ * register cap is 65536 / (5 * 96) = 136 (with 128 threads a block, 5
+ * blocks would cap it at 102), 64 from 6 blocks on. */
+#define LB_THREADS( minb ) ((minb) <= 4 ? MAX_THREADS : (minb) == 5 ? 96 : 64)
+/* and its register cap: 65536 / (minb * LB_THREADS( minb )), a multiple
+ * of 8, at most 255 (__launch_bounds__( 96, 5 ) gets 128 from ptxas) */
+#define LB_REGS( minb ) ((65536 / ((minb) * LB_THREADS( minb ))) > 255 ? 255 : (65536 / ((minb) * LB_THREADS( minb ))) & ~7)
 #define MAX_RUNS     12 /* runs per thread (more than 8 only with 3 or 4 warps: search_geom()) */
 
 /* Value ranges behind the 32-bit keys:
@@ -658,7 +666,7 @@ typedef struct search_geom_t
  * spill grew from 60 to 108 bytes and its run loop took 6 more local
  * loads and stores a run. */
 template<int NP, int K, int MINB, int KEYS, int S, int X>
-__global__ void __launch_bounds__( MAX_THREADS, MINB )
+__global__ void __launch_bounds__( LB_THREADS( MINB ) ) __maxnreg__( LB_REGS( MINB ) )
 search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_constant__ tma_map_t tm )
 {
     extern __shared__ __align__( 128 ) uint4 smem4[];
@@ -1052,6 +1060,8 @@ static const variant_t variants[] =
      * without spills (3 blocks an SM) */
     VARIANT_X( KEYS_FMA, "fma-s80-", 8, 3, 80 ),     /* 18 */
     VARIANT_X( KEYS_FMA, "fma-s80-", 6, 3, 80 ),     /* 19 */
+    VARIANT_X( KEYS_FMA, "fma-s80-", 6, 5, 80 ),     /* 20 */
+    VARIANT( KEYS_FMA, "fma-", 6, 5 ),               /* 21 */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
@@ -1359,7 +1369,7 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
             runs = cme_imax( runs, run_total( group_runs( wxs[i], pair ), wys[j], K, HROW( K, S ) ) );
     const int positions = pair ? 2*K : K;   /* per run */
     long best = -1;
-    for( int nt = 64; nt <= MAX_THREADS; nt += 32 )
+    for( int nt = 64; nt <= LB_THREADS( v->minb ); nt += 32 )
         for( int u = 1; u <= MAX_RUNS && (u <= 8 || nt >= 96); u++ )
         {
             const int nb = (runs + nt*u - 1) / (nt*u), pb = nt*u;
@@ -1384,6 +1394,8 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
         g.runs_per_thread = force_u;
         g.nb = (runs + force_nt*force_u - 1) / (force_nt*force_u);
     }
+    if( g.threads > LB_THREADS( v->minb ) )   /* a forced geometry the kernel cannot launch */
+        g.nb = 0;
     const int per_block = g.threads * g.runs_per_thread;
     const int max_words = block_words( wxs, nwx, mwy, per_block, K, pair, S );
     if( !raster_fits( wxs, nwx, per_block, K, pair ) )   /* a forced geometry, or none fits */
