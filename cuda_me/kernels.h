@@ -114,7 +114,7 @@ void cme_cuda_geom_force( int nt, int u );
  * -1: the driver's choice, as the library leaves it). */
 cudaError_t cme_cuda_carveout( int pct );
 
-/* Host-side check of the KEYS_FMA merge (no GPU needed): random and extreme
+/* Host-side check of the KEYS_FMA and KEYS_CHAIN merges (no GPU needed): random and extreme
  * 4x4 SADs and MV costs through the kernels' key formation, against
  * cme_merge() (spec.h).  Returns the number of wrong or missing keys. */
 int cme_cuda_selftest_keys( uint32_t seed );

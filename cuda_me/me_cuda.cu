@@ -95,6 +95,7 @@
 #define KEYS_CLASSIC 0   /* shifts and adds, one VIADDMNMX per partition and position */
 #define KEYS_FMA     1   /* IMAD keys and merges, one VIMNMX3 per partition and 2 positions */
 #define KEYS_PAIR    2   /* KEYS_FMA over runs of two columns 4 apart (search_run_fma(), C = 2) */
+#define KEYS_CHAIN   3   /* KEYS_FMA with chained SADs and fewer IMADs (row_keys_chain()) */
 
 static __device__ __forceinline__ uint32_t vabsdiff4_add( uint32_t a, uint32_t b, uint32_t c )
 {
@@ -362,6 +363,10 @@ typedef struct fma_state_t
     uint32_t u[2];    /* 8x4 SADs of that row: left, right 8x8 */
     uint32_t col[2];  /* 8x8 SADs of the top 8x8 row: left, right */
     uint32_t top;     /* 16x8 SAD of the top row */
+    /* row_keys_chain() (KEYS_CHAIN) */
+    uint32_t q1;      /* SAD of the top right 8x8 */
+    uint32_t kq0;     /* key of the top left 8x8 */
+    uint32_t t;       /* the top 16x8's SAD times sc */
 } fma_state_t;
 
 /* The keys of the partitions block row b completes, into key[row_nkeys()]
@@ -432,6 +437,70 @@ static __host__ __device__ __forceinline__ void row_keys( const int b, const uin
         key[4] = mad( st.col[1], sc, key[1] );
         key[5] = mad( st.top, sc, row );
     }
+}
+
+/* ---- KEYS_CHAIN: fewer IMADs from chained SADs (NP = 41, C = 1)
+ *
+ * vabsdiff4's accumulator makes a sum of 4x4 SADs free: the lower 4x4
+ * block of block columns 0 and 2 in each 8x8 row accumulates on the upper
+ * one's SAD (search_run_fma(): reset every 8 rows there, every 4 rows in
+ * columns 1 and 3), so block row b = 1, 3 hands over s = (a0 + c0, c1,
+ * a2 + c2, c3), with a0..a3 the upper row's SADs (kept in st.up).  A key
+ * is then one IMAD from kk or from another key, where row_keys() also
+ * makes the raw sums its merges need (52 IMADs a position): per 8x8 row
+ * of a quadrant (a b / c d) the upper row's k_a = a sc + kk, k_b, k_ab =
+ * b sc + k_a; the lower row's k_ac = (a+c) sc + kk, k_c = k_ac - a sc (nsc
+ * = -sc modulo 2^32), k_d = d sc + kk, k_cd = d sc + k_c, k_bd = b sc +
+ * k_d, k_abcd = (a+c) sc + k_bd: 9 IMADs for its 9 keys.  The 16x8s, 8x16s
+ * and the 16x16 from the 8x8 keys with the raw SADs of the top right (Q1)
+ * and bottom left (Q2) 8x8 (2 IMADs each: (a+c) + b + d): top = k_Q0 +
+ * Q1 sc, bottom = k_Q3 + Q2 sc, left = k_Q0 + Q2 sc, right = k_Q3 + Q1 sc,
+ * 16x16 = bottom + (top - kk) (m1 = -1).  47 IMADs a position, every key
+ * the same number as row_keys()'s: the sums are exact modulo 2^32 and each
+ * key is below 2^32 (KEY_SHIFT). */
+static __host__ __device__ __forceinline__ void row_keys_chain( const int b, const uint32_t s[4], fma_state_t &st,
+                                                                const uint32_t kk, const uint32_t sc, const uint32_t nsc,
+                                                                const uint32_t one, const uint32_t m1, uint32_t key[16] )
+{
+    if( !(b & 1) )
+    {
+        const uint32_t k0 = mad( s[0], sc, kk ), k2 = mad( s[2], sc, kk );
+        key[0] = k0;
+        key[1] = mad( s[1], sc, kk );
+        key[2] = k2;
+        key[3] = mad( s[3], sc, kk );
+        key[4] = mad( s[1], sc, k0 );   /* 8x4 */
+        key[5] = mad( s[3], sc, k2 );
+        st.up[0] = s[0]; st.up[1] = s[1]; st.up[2] = s[2]; st.up[3] = s[3];
+        return;
+    }
+    /* s[0], s[2]: 4x8 SADs (a + c); s[1], s[3]: 4x4 SADs (d) */
+    const uint32_t kv0 = mad( s[0], sc, kk ), kv2 = mad( s[2], sc, kk );
+    const uint32_t kc0 = mad( st.up[0], nsc, kv0 ), kc2 = mad( st.up[2], nsc, kv2 );
+    const uint32_t kd1 = mad( s[1], sc, kk ), kd3 = mad( s[3], sc, kk );
+    key[0] = kc0; key[1] = kd1; key[2] = kc2; key[3] = kd3;
+    key[4] = mad( s[1], sc, kc0 );   /* 8x4 */
+    key[5] = mad( s[3], sc, kc2 );
+    const uint32_t kw1 = mad( st.up[1], sc, kd1 ), kw3 = mad( st.up[3], sc, kd3 );
+    key[6] = kv0; key[7] = kw1; key[8] = kv2; key[9] = kw3;   /* 4x8 */
+    const uint32_t el = mad( s[0], sc, kw1 ), er = mad( s[2], sc, kw3 );   /* 8x8 */
+    key[10] = el; key[11] = er;
+    if( b == 1 )
+    {
+        const uint32_t q1 = mad( st.up[3], one, mad( s[3], one, s[2] ) );
+        const uint32_t top = mad( q1, sc, el );   /* 16x8 */
+        key[12] = top;
+        st.q1 = q1;
+        st.kq0 = el;
+        st.t = mad( kk, m1, top );
+        return;
+    }
+    const uint32_t q2 = mad( st.up[1], one, mad( s[1], one, s[0] ) );
+    const uint32_t bottom = mad( q2, sc, er );
+    key[12] = bottom;
+    key[13] = mad( q2, sc, st.kq0 );   /* 8x16 */
+    key[14] = mad( st.q1, sc, er );
+    key[15] = mad( st.t, one, bottom );   /* 16x16 */
 }
 
 /* 16 bytes from global to shared memory without registers (sm_80 on);
@@ -576,12 +645,15 @@ static __device__ __forceinline__ void load_row_p( uint32_t r[3 + C], const uint
  * With C = 1 the pairs are rows k, k+1.  (One function for both since the
  * twenty-first session: the same SASS, instruction for instruction, as the
  * two it replaced, on every architecture built.) */
-template<int NP, int K, int C, int S>
+template<int NP, int K, int C, int S, int CH = 0>
 static __device__ __forceinline__ void search_run_fma( const uint4 *s_cur, const uint32_t *rw, const int rowlen,
                                                        const uint32_t kka[K], const uint32_t kkb[K], const uint32_t sc,
                                                        const uint32_t one, uint32_t best[NP] )
 {
     const int P = C * K;
+    /* CH: KEYS_CHAIN's keys (row_keys_chain(): NP = 41, C = 1 only) */
+    const bool CHN = CH && NP == CUDA_ME_NPART && C == 1;
+    const uint32_t nsc = 0u - sc, m1 = 0u - one;
     uint32_t ref[K][3 + C], acc[P][4];
     fma_state_t st[P];
     uint32_t ra = (uint32_t)__cvta_generic_to_shared( rw );   /* address of the next row (S = 0) */
@@ -612,6 +684,8 @@ static __device__ __forceinline__ void search_run_fma( const uint4 *s_cur, const
         }
         const uint4 c = s_cur[m];
         const bool first = !(m & 3);
+        /* KEYS_CHAIN: block columns 0 and 2 sum on over an 8x8 row */
+        const bool first02 = CHN ? !(m & 7) : first;
 #pragma unroll
         for( int k = 0; k < K; k++ )
         {
@@ -620,9 +694,9 @@ static __device__ __forceinline__ void search_run_fma( const uint4 *s_cur, const
             for( int h = 0; h < C; h++ )
             {
                 uint32_t *ac = acc[C*k + h];
-                ac[0] = vabsdiff4_add( c.x, r[h    ], first ? 0u : ac[0] );
+                ac[0] = vabsdiff4_add( c.x, r[h    ], first02 ? 0u : ac[0] );
                 ac[1] = vabsdiff4_add( c.y, r[h + 1], first ? 0u : ac[1] );
-                ac[2] = vabsdiff4_add( c.z, r[h + 2], first ? 0u : ac[2] );
+                ac[2] = vabsdiff4_add( c.z, r[h + 2], first02 ? 0u : ac[2] );
                 ac[3] = vabsdiff4_add( c.w, r[h + 3], first ? 0u : ac[3] );
             }
         }
@@ -633,9 +707,18 @@ static __device__ __forceinline__ void search_run_fma( const uint4 *s_cur, const
             for( int p = 0; p < P; p += 2 )
             {
                 uint32_t ka[16], kb[16];
-                row_keys<NP>( b, acc[p], st[p], C == 1 ? kka[p] : kka[p/2], sc, one, ka );
-                if( p + 1 < P )
-                    row_keys<NP>( b, acc[p+1], st[p+1], C == 1 ? kka[p+1] : kkb[p/2], sc, one, kb );
+                if( CHN )
+                {
+                    row_keys_chain( b, acc[p], st[p], kka[p], sc, nsc, one, m1, ka );
+                    if( p + 1 < P )
+                        row_keys_chain( b, acc[p+1], st[p+1], kka[p+1], sc, nsc, one, m1, kb );
+                }
+                else
+                {
+                    row_keys<NP>( b, acc[p], st[p], C == 1 ? kka[p] : kka[p/2], sc, one, ka );
+                    if( p + 1 < P )
+                        row_keys<NP>( b, acc[p+1], st[p+1], C == 1 ? kka[p+1] : kkb[p/2], sc, one, kb );
+                }
 #pragma unroll
                 for( int i = 0; i < 16; i++ )
                     if( i < n )
@@ -915,9 +998,9 @@ search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_const
             search_run_fma<NP, K, 2, S>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, kkb,
                                       geo.key_scale, geo.one, best );
         }
-        else if( KEYS == KEYS_FMA )
-            search_run_fma<NP, K, 1, S>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, kk,
-                                      geo.key_scale, geo.one, best );
+        else if( KEYS == KEYS_FMA || KEYS == KEYS_CHAIN )
+            search_run_fma<NP, K, 1, S, KEYS == KEYS_CHAIN>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen,
+                                                          kk, kk, geo.key_scale, geo.one, best );
         else
             search_run<NP, K>( s_cur, s_win + (r0 - row_lo) * rowlen + col + off, rowlen, kk, best );
         g += dg;
@@ -1062,6 +1145,11 @@ static const variant_t variants[] =
     VARIANT_X( KEYS_FMA, "fma-s80-", 6, 3, 80 ),     /* 19 */
     VARIANT_X( KEYS_FMA, "fma-s80-", 6, 5, 80 ),     /* 20 */
     VARIANT( KEYS_FMA, "fma-", 6, 5 ),               /* 21 */
+    /* KEYS_CHAIN (row_keys_chain()) */
+    VARIANT_X( KEYS_CHAIN, "chain-s80-", 6, 4, 80 ), /* 22 */
+    VARIANT( KEYS_CHAIN, "chain-", 6, 4 ),           /* 23 */
+    VARIANT_X( KEYS_CHAIN, "chain-s80-", 6, 5, 80 ), /* 24 */
+    VARIANT( KEYS_CHAIN, "chain-", 6, 5 ),           /* 25 */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
@@ -1096,10 +1184,12 @@ extern "C" int cme_cuda_variant_default( int range )
     return range <= 3 ? 6 : range <= 16 ? 14 : range <= 32 ? 15 : range <= 64 ? 16 : range <= 120 ? 4 : 17;
 }
 
-/* row_keys() on the host against the spec's merge (cme_merge): every
- * partition's key made exactly once per position, equal to
- * cost << KEY_SHIFT | raster.  Runs without a GPU (tests: spec suite). */
-template<int NP>
+/* row_keys() (CH: row_keys_chain(), its block columns 0 and 2 summed
+ * over each 8x8 row as search_run_fma() sums them) on the host against
+ * the spec's merge (cme_merge): every partition's key made exactly once
+ * per position, equal to cost << KEY_SHIFT | raster.  Runs without a GPU
+ * (tests: spec suite). */
+template<int NP, int CH>
 static int selftest_keys( uint32_t *rng, int n )
 {
     int bad = 0;
@@ -1122,8 +1212,15 @@ static int selftest_keys( uint32_t *rng, int n )
         {
             uint32_t s[4], key[16];
             for( int c = 0; c < 4; c++ )   /* block column c of block row b, x264 order */
+            {
                 s[c] = s16[4*((b >> 1)*2 + (c >> 1)) + 2*(b & 1) + (c & 1)];
-            row_keys<NP>( b, s, st, mvc << KEY_SHIFT | raster, 1u << KEY_SHIFT, 1, key );
+                if( CH && (b & 1) && !(c & 1) )   /* on the upper block's SAD */
+                    s[c] += s16[4*((b >> 1)*2 + (c >> 1)) + (c & 1)];
+            }
+            if( CH )
+                row_keys_chain( b, s, st, mvc << KEY_SHIFT | raster, 1u << KEY_SHIFT, 0u - (1u << KEY_SHIFT), 1, ~0u, key );
+            else
+                row_keys<NP>( b, s, st, mvc << KEY_SHIFT | raster, 1u << KEY_SHIFT, 1, key );
             for( int i = 0; i < row_nkeys( NP, b ); i++ )
             {
                 const int p = row_part( NP, b, i );
@@ -1139,7 +1236,8 @@ static int selftest_keys( uint32_t *rng, int n )
 extern "C" int cme_cuda_selftest_keys( uint32_t seed )
 {
     uint32_t rng = seed;
-    return selftest_keys<CUDA_ME_NPART>( &rng, 2000 ) + selftest_keys<CUDA_ME_NPART_8x8>( &rng, 2000 );
+    return selftest_keys<CUDA_ME_NPART, 0>( &rng, 2000 ) + selftest_keys<CUDA_ME_NPART_8x8, 0>( &rng, 2000 ) +
+           selftest_keys<CUDA_ME_NPART, 1>( &rng, 2000 );
 }
 
 /* The bound on the raster indices of a block of pb runs, window width wx:
