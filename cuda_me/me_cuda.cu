@@ -364,7 +364,7 @@ typedef struct fma_state_t
     uint32_t col[2];  /* 8x8 SADs of the top 8x8 row: left, right */
     uint32_t top;     /* 16x8 SAD of the top row */
     /* row_keys_chain() (KEYS_CHAIN) */
-    uint32_t q1;      /* SAD of the top right 8x8 */
+    uint32_t q1;      /* SAD of the top right 8x8 times sc */
     uint32_t kq0;     /* key of the top left 8x8 */
     uint32_t t;       /* the top 16x8's SAD times sc */
 } fma_state_t;
@@ -452,12 +452,12 @@ static __host__ __device__ __forceinline__ void row_keys( const int b, const uin
  * b sc + k_a; the lower row's k_ac = (a+c) sc + kk, k_c = k_ac - a sc (nsc
  * = -sc modulo 2^32), k_d = d sc + kk, k_cd = d sc + k_c, k_bd = b sc +
  * k_d, k_abcd = (a+c) sc + k_bd: 9 IMADs for its 9 keys.  The 16x8s, 8x16s
- * and the 16x16 from the 8x8 keys with the raw SADs of the top right (Q1)
- * and bottom left (Q2) 8x8 (2 IMADs each: (a+c) + b + d): top = k_Q0 +
- * Q1 sc, bottom = k_Q3 + Q2 sc, left = k_Q0 + Q2 sc, right = k_Q3 + Q1 sc,
- * 16x16 = bottom + (top - kk) (m1 = -1).  47 IMADs a position, every key
- * the same number as row_keys()'s: the sums are exact modulo 2^32 and each
- * key is below 2^32 (KEY_SHIFT). */
+ * and the 16x16 from the 8x8 keys k_Q0..k_Q3 and the SADs times sc of the
+ * top right (Q1) and bottom left (Q2) 8x8, each one IMAD from its key
+ * (q = k_Q - kk, m1 = -1): top = k_Q0 + q1, bottom = k_Q3 + q2, left =
+ * k_Q0 + q2, right = k_Q3 + q1, 16x16 = bottom + (top - kk).  44 IMADs a
+ * position, every key the same number as row_keys()'s: the sums are exact
+ * modulo 2^32 and each key is below 2^32 (KEY_SHIFT). */
 static __host__ __device__ __forceinline__ void row_keys_chain( const int b, const uint32_t s[4], fma_state_t &st,
                                                                 const uint32_t kk, const uint32_t sc, const uint32_t nsc,
                                                                 const uint32_t one, const uint32_t m1, uint32_t key[16] )
@@ -487,19 +487,19 @@ static __host__ __device__ __forceinline__ void row_keys_chain( const int b, con
     key[10] = el; key[11] = er;
     if( b == 1 )
     {
-        const uint32_t q1 = mad( st.up[3], one, mad( s[3], one, s[2] ) );
-        const uint32_t top = mad( q1, sc, el );   /* 16x8 */
+        const uint32_t q1 = mad( kk, m1, er );   /* the top right 8x8's SAD times sc */
+        const uint32_t top = mad( q1, one, el );   /* 16x8 */
         key[12] = top;
         st.q1 = q1;
         st.kq0 = el;
         st.t = mad( kk, m1, top );
         return;
     }
-    const uint32_t q2 = mad( st.up[1], one, mad( s[1], one, s[0] ) );
-    const uint32_t bottom = mad( q2, sc, er );
+    const uint32_t q2 = mad( kk, m1, el );   /* the bottom left's */
+    const uint32_t bottom = mad( q2, one, er );
     key[12] = bottom;
-    key[13] = mad( q2, sc, st.kq0 );   /* 8x16 */
-    key[14] = mad( st.q1, sc, er );
+    key[13] = mad( q2, one, st.kq0 );   /* 8x16 */
+    key[14] = mad( st.q1, one, er );
     key[15] = mad( st.t, one, bottom );   /* 16x16 */
 }
 
