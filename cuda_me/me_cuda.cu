@@ -1150,6 +1150,8 @@ static const variant_t variants[] =
     VARIANT( KEYS_CHAIN, "chain-", 6, 4 ),           /* 23 */
     VARIANT_X( KEYS_CHAIN, "chain-s80-", 6, 5, 80 ), /* 24 */
     VARIANT( KEYS_CHAIN, "chain-", 6, 5 ),           /* 25 */
+    VARIANT_X( KEYS_CHAIN, "chain-s144-", 8, 3, 144 ), /* 26 */
+    VARIANT( KEYS_CHAIN, "chain-", 8, 3 ),             /* 27 */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
