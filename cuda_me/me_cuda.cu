@@ -1135,8 +1135,8 @@ static const variant_t variants[] =
      * stride runs instead (launch_variant()).  From stride 80 on also the
      * key tables (KEY_TABLES()). */
     VARIANT_X( KEYS_PAIR, "pair-s48-", 3, 4, 48 ),   /* 14 */
-    VARIANT_X( KEYS_FMA, "fma-s80-", 6, 4, 80 ),     /* 15 */
-    VARIANT_X( KEYS_FMA, "fma-s144-", 8, 3, 144 ),   /* 16 */
+    VARIANT_X( KEYS_FMA, "fma-s80-", 6, 4, 80 ),     /* 15: the default from +-17 to +-32 until v24 */
+    VARIANT_X( KEYS_FMA, "fma-s144-", 8, 3, 144 ),   /* 16: the default from +-33 to +-64 until v26 */
     VARIANT_S( KEYS_FMA, "fma-s272-", 8, 3, 272 ),   /* 17 */
     /* +-32's stride with the tensor copy (thirty-first session): K = 8
      * (65 rows: 8 groups and one row of one-row runs, HROW()) and K = 6
@@ -1148,9 +1148,9 @@ static const variant_t variants[] =
     /* KEYS_CHAIN (row_keys_chain()) */
     VARIANT_X( KEYS_CHAIN, "chain-s80-", 6, 4, 80 ), /* 22 */
     VARIANT( KEYS_CHAIN, "chain-", 6, 4 ),           /* 23 */
-    VARIANT_X( KEYS_CHAIN, "chain-s80-", 6, 5, 80 ), /* 24 */
+    VARIANT_X( KEYS_CHAIN, "chain-s80-", 6, 5, 80 ), /* 24: default from +-17 to +-32 */
     VARIANT( KEYS_CHAIN, "chain-", 6, 5 ),           /* 25 */
-    VARIANT_X( KEYS_CHAIN, "chain-s144-", 8, 3, 144 ), /* 26 */
+    VARIANT_X( KEYS_CHAIN, "chain-s144-", 8, 3, 144 ), /* 26: default from +-33 to +-64 */
     VARIANT( KEYS_CHAIN, "chain-", 8, 3 ),             /* 27 */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
@@ -1180,10 +1180,15 @@ static const variant_t variants[] =
  * windows under 8 columns (ranges 1-3): v6 there.  v19 (v15 at 3 blocks
  * an SM, no spills) is level with v15 from 17 to 32 (thirty-fourth
  * session, validation33/c1, c2: -1.1% to +1.4% by size and range, the
- * sign changing between calls): v15 stays. */
+ * sign changing between calls): v15 stays.  From 17 to 32 v24 (v15 with
+ * KEYS_CHAIN's keys at 5 blocks of 96 threads, no spills) since the
+ * thirty-sixth session (validation36/c1, H100, 3 runs interleaved: 1080p
+ * +-32 0.2487 ms against v15's 0.2640, -5.8%; +-28 -5.6%, +-24 -6.1%,
+ * +-17 -4.6%; 720p +-32 -5.4%, 2160p -5.8%), from 33 to 64 v26 (v16 with
+ * KEYS_CHAIN: 1080p +-64 0.9069 against 0.9260, -2.1%). */
 extern "C" int cme_cuda_variant_default( int range )
 {
-    return range <= 3 ? 6 : range <= 16 ? 14 : range <= 32 ? 15 : range <= 64 ? 16 : range <= 120 ? 4 : 17;
+    return range <= 3 ? 6 : range <= 16 ? 14 : range <= 32 ? 24 : range <= 64 ? 26 : range <= 120 ? 4 : 17;
 }
 
 /* row_keys() (CH: row_keys_chain(), its block columns 0 and 2 summed
