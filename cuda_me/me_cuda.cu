@@ -81,7 +81,8 @@
 #define LB_THREADS( minb ) ((minb) <= 4 ? MAX_THREADS : (minb) == 5 ? 96 : 64)
 /* and its register cap: 65536 / (minb * LB_THREADS( minb )), a multiple
  * of 8, at most 255 (__launch_bounds__( 96, 5 ) gets 128 from ptxas) */
-#define LB_REGS( minb ) ((65536 / ((minb) * LB_THREADS( minb ))) > 255 ? 255 : (65536 / ((minb) * LB_THREADS( minb ))) & ~7)
+#define LB_SHARE( minb ) (65536 / ((minb) * LB_THREADS( minb )))
+#define LB_REGS( minb ) (LB_SHARE( minb ) > 255 ? 255 : LB_SHARE( minb ) & ~7)
 #define MAX_RUNS     12 /* runs per thread (more than 8 only with 3 or 4 warps: search_geom()) */
 
 /* Value ranges behind the 32-bit keys:
@@ -707,18 +708,17 @@ static __device__ __forceinline__ void search_run_fma( const uint4 *s_cur, const
             for( int p = 0; p < P; p += 2 )
             {
                 uint32_t ka[16], kb[16];
-                if( CHN )
+                /* the keys of position q (key base kq) */
+                auto keys = [&]( const int q, const uint32_t kq, uint32_t key[16] )
                 {
-                    row_keys_chain( b, acc[p], st[p], kka[p], sc, nsc, one, m1, ka );
-                    if( p + 1 < P )
-                        row_keys_chain( b, acc[p+1], st[p+1], kka[p+1], sc, nsc, one, m1, kb );
-                }
-                else
-                {
-                    row_keys<NP>( b, acc[p], st[p], C == 1 ? kka[p] : kka[p/2], sc, one, ka );
-                    if( p + 1 < P )
-                        row_keys<NP>( b, acc[p+1], st[p+1], C == 1 ? kka[p+1] : kkb[p/2], sc, one, kb );
-                }
+                    if( CHN )
+                        row_keys_chain( b, acc[q], st[q], kq, sc, nsc, one, m1, key );
+                    else
+                        row_keys<NP>( b, acc[q], st[q], kq, sc, one, key );
+                };
+                keys( p, C == 1 ? kka[p] : kka[p/2], ka );
+                if( p + 1 < P )
+                    keys( p + 1, C == 1 ? kka[p+1] : kkb[p/2], kb );
 #pragma unroll
                 for( int i = 0; i < 16; i++ )
                     if( i < n )
