@@ -109,6 +109,18 @@ int cme_cuda_search_geometry( const cme_launch_t *l, int *threads, int *runs_per
  * benchmark's switch, not the library's. */
 void cme_cuda_geom_force( int nt, int u );
 
+/* Stream-K launches (the SK variants, me_cuda.cu's search_geom_t): the
+ * blocks of l's launch, 0 where it is not one (a variant without SK, a
+ * macroblock in more than one block, fewer than 2 macroblocks), and in
+ * *keys (if not NULL) the scratch keys it may write (its split
+ * macroblocks' keys and flags; the rest of blk_keys stays untouched).
+ * cme_cuda_sk_force( n ): every later SK launch has n blocks (at most the
+ * macroblocks) instead of as many as the device holds at once; 0: no SK
+ * launches; -1: the default.  For the tests and the benchmark, not
+ * thread-safe. */
+int cme_cuda_search_sk( const cme_launch_t *l, size_t *keys );
+void cme_cuda_sk_force( int n );
+
 /* For the benchmark: the search kernels' preferred shared-memory carveout,
  * pct percent of the largest (cudaFuncAttributePreferredSharedMemoryCarveout;
  * -1: the driver's choice, as the library leaves it). */

@@ -62,6 +62,9 @@
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
+#include <atomic>
+#include <random>
 #include <cuda.h>            /* the tensor map's types (no libcuda link) */
 #if CUDART_VERSION >= 12000
 #include <cudaTypedefs.h>    /* PFN_cuTensorMapEncodeTiled */
@@ -523,27 +526,41 @@ typedef struct __align__( 128 ) tma_map_t
     uint64_t opaque[16];
 } tma_map_t;
 
+static __device__ __forceinline__ void tma_init( const uint32_t bar )
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile( "mbarrier.init.shared::cta.b64 [%0], 1;\n\t"
+                  "fence.mbarrier_init.release.cluster;" :: "r"(bar) : "memory" );
+#endif
+}
+
+/* INIT: the mbarrier readied here (a block's only copy); otherwise by
+ * tma_init() once, before the first of the block's copies (SK: one a
+ * macroblock, copy i completing the barrier's phase i, tma_wait()'s
+ * parity i & 1).  The proxy fence orders the block's earlier generic reads
+ * of dst (behind a __syncthreads()) before the copy's writes. */
+template<int INIT>
 static __device__ __forceinline__ void tma_issue( const tma_map_t *map, const uint32_t dst, const uint32_t bar,
                                                   const int x, const int y, const uint32_t bytes )
 {
 #if __CUDA_ARCH__ >= 900
-    asm volatile( "mbarrier.init.shared::cta.b64 [%0], 1;\n\t"
-                  "fence.mbarrier_init.release.cluster;\n\t"
-                  "fence.proxy.async.shared::cta;\n\t"
+    if( INIT )
+        tma_init( bar );
+    asm volatile( "fence.proxy.async.shared::cta;\n\t"
                   "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n\t"
                   "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%2], [%3, {%4, %5}], [%0];"
                   :: "r"(bar), "r"(bytes), "r"(dst), "l"(map), "r"(x), "r"(y) : "memory" );
 #endif
 }
 
-static __device__ __forceinline__ void tma_wait( const uint32_t bar )
+static __device__ __forceinline__ void tma_wait( const uint32_t bar, const uint32_t parity )
 {
 #if __CUDA_ARCH__ >= 900
     asm volatile( "{\n\t.reg .pred P;\n"
                   "TMA_WAIT:\n\t"
-                  "mbarrier.try_wait.parity.shared::cta.b64 P, [%0], 0;\n\t"
+                  "mbarrier.try_wait.parity.shared::cta.b64 P, [%0], %1;\n\t"
                   "@!P bra TMA_WAIT;\n\t}"
-                  :: "r"(bar) : "memory" );
+                  :: "r"(bar), "r"(parity) : "memory" );
 #endif
 }
 
@@ -741,16 +758,94 @@ typedef struct search_geom_t
     uint32_t one;         /* that KEYS_FMA's products stay IMADs */
     int keytab, keyrows;  /* the key tables' offset in shared memory (words) and their rows */
     int winrows;          /* rows of the window's shared memory (S: its stride), 0: no S */
+    int runs;             /* the most runs of a macroblock's window (SK: each one's share of the work) */
+    int sk_n;             /* SK launches: blocks (set per launch) */
+    unsigned long long epoch;   /* SK launches: this launch's number (set per launch) */
 } search_geom_t;
+
+/* Stream-K (SK variants, the thirty-seventh session): a launch of sk_n
+ * blocks, as many as the device holds at once, each searching an equal
+ * share of the frame's runs (macroblock mb's runs at mb * runs .. mb *
+ * runs + its run count) in raster order, so that every block ends at
+ * about the same time where one block per macroblock ends in a last,
+ * part-filled wave (results/kernel_steps.md).  sk_n <= macroblocks, so a
+ * share is at least a macroblock long and a macroblock is split between
+ * at most two blocks: block b's last (the "head", keys of its runs) and
+ * block b + 1's first (the "tail").  Split boundary b (1 .. sk_n - 1):
+ * head and tail keys at blk_keys[(b - 1) * 2 * NP + {0, NP} + p], its
+ * flag at blk_keys[(sk_n - 1) * 2 * NP + b - 1].  Each piece stores its
+ * keys, then swaps the launch's epoch into the flag: the piece that finds
+ * the epoch there already is the second, takes the minimum of both and
+ * stores the results.  Epochs grow by one a launch from a random 64-bit
+ * start, so a flag left by an earlier launch (or never written) is never
+ * the current one. */
+#define SK_SCRATCH( n, np ) ((size_t)((n) - 1) * (2 * (np) + 1))
 
 /* X = 1 (BULK_S( S ) only): the window is one tensor copy, by tm, the
  * tensor map of the launch's 4-byte plane (tma_map()); X = 0: tm unused.
  * Two kernels, not a branch: with both window paths in one kernel, v15's
  * spill grew from 60 to 108 bytes and its run loop took 6 more local
  * loads and stores a run. */
-template<int NP, int K, int MINB, int KEYS, int S, int X>
-__global__ void __launch_bounds__( LB_THREADS( MINB ) ) __maxnreg__( LB_REGS( MINB ) )
-search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_constant__ tma_map_t tm )
+/* A split macroblock's piece (SK): its keys (thread p < NP: partition p's,
+ * k64) to its half of the boundary's scratch, then the flag; the second
+ * piece stores the results.  SPLIT 1: the block's last macroblock (head),
+ * 2: its first (tail).  Every thread of the block calls it. */
+template<int NP>
+static __device__ __forceinline__ void sk_finish( const cme_launch_t &a, const search_geom_t &geo,
+                                                  const cme_window_t &w, const int mb, const int split,
+                                                  const uint64_t k64, uint32_t *s_flag )
+{
+    const int t = threadIdx.x;
+    const int bd = split == 1 ? blockIdx.x + 1 : blockIdx.x;   /* the boundary */
+    uint64_t *keys = a.blk_keys + (size_t)(bd - 1) * 2 * NP;
+    unsigned long long *flag = (unsigned long long*)a.blk_keys + (size_t)(geo.sk_n - 1) * 2 * NP + bd - 1;
+    if( t < NP )
+    {
+        keys[(split == 1 ? 0 : NP) + t] = k64;
+        __threadfence();
+    }
+    __syncthreads();
+    if( !t )
+        *s_flag = atomicExch( flag, geo.epoch ) == geo.epoch;
+    __syncthreads();
+    if( *s_flag )
+    {
+        __threadfence();
+        if( t < NP )
+        {
+            const uint64_t o = __ldcg( keys + (split == 1 ? NP : 0) + t );
+            cme_store_key<NP>( a, w, mb, t, min( k64, o ) );
+        }
+    }
+}
+
+/* SK: a block's state in shared memory (words from SMEM_BAR( NP ) + 3):
+ * its current macroblock, the window copies it made, its share's first
+ * and last run + 1.  Read where needed rather than kept in registers
+ * across the runs (search_kernel's registers are all taken there). */
+#define SK_MB 0
+#define SK_IT 1
+#define SK_W0 2
+#define SK_W1 3
+
+/* SK: the runs u0 .. u1 - 1 of macroblock mb that are the block's, and
+ * whether the macroblock is split (sk_finish()'s split, 0: whole). */
+static __device__ __forceinline__ int sk_piece( const int R, const volatile uint32_t *s_st, const int mb,
+                                                int *u0, int *u1 )
+{
+    const int base = mb * R;
+    *u0 = cme_imax( (int)s_st[SK_W0] - base, 0 );
+    *u1 = cme_imin( (int)s_st[SK_W1] - base, R );
+    return *u0 > 0 ? 2 : *u1 < R ? 1 : 0;
+}
+
+/* Macroblock mb's runs u0 .. u1max - 1 (at most its run count): one block
+ * of search_kernel (SK 0); SK 1: the block's current macroblock and its
+ * piece (sk_piece(); the arguments unused).  Returns 1 where it searched
+ * (copied a window), 0 where the piece has no runs. */
+template<int NP, int K, int MINB, int KEYS, int S, int X, int SK>
+static __device__ __forceinline__ int search_mb( const cme_launch_t &a, const search_geom_t &geo, const tma_map_t &tm,
+                                                  const int mb_arg, const int u0_arg, const int u1max_arg )
 {
     extern __shared__ __align__( 128 ) uint4 smem4[];
     uint32_t *smem = (uint32_t*)smem4;
@@ -760,7 +855,11 @@ search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_const
     uint32_t *s_rowkey = smem + geo.keytab, *s_colkey = s_rowkey + geo.keyrows;
 
     const int t = threadIdx.x, nt = blockDim.x;
-    const int mb = blockIdx.x;
+    volatile uint32_t *s_st = smem + SMEM_BAR( NP ) + 3;
+    const int mb = SK ? (int)s_st[SK_MB] : mb_arg;
+    int u0 = u0_arg, u1max = u1max_arg, split = 0;
+    if( SK )
+        split = sk_piece( geo.runs, s_st, mb, &u0, &u1max );
     int mb_x, mb_y;
     const cme_window_t w = cme_launch_window( a, mb, &mb_x, &mb_y );
     const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
@@ -768,15 +867,21 @@ search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_const
     const int per = PAIR ? pair_count( wx ) : wx;   /* runs per run group (K window rows) */
     const bool HR = HROW( K, S );
     const int runs = run_total( per, wy, K, HR );
-    const int u0 = blockIdx.y * nt * geo.runs_per_thread;
     uint64_t *bk = a.blk_keys + ((size_t)mb * geo.nb + blockIdx.y) * NP;
+    uint32_t *s_flag = smem + SMEM_BAR( NP ) + 2;
     if( u0 >= runs )   /* edge macroblocks have smaller windows (never with nb = 1: u0 = 0) */
     {
-        for( int p = t; p < NP; p += nt )
-            bk[p] = CME_KEY_NONE;
-        return;
+        if( SK )   /* a piece with no runs (split: the others are in the other piece) */
+        {
+            if( split )
+                sk_finish<NP>( a, geo, w, mb, split, CME_KEY_NONE, s_flag );
+        }
+        else
+            for( int p = t; p < NP; p += nt )
+                bk[p] = CME_KEY_NONE;
+        return 0;
     }
-    const int u1 = cme_imin( u0 + nt * geo.runs_per_thread, runs );
+    const int u1 = cme_imin( u1max, runs );
     int klo, khi, clo, chi;
     const int row_lo = run_pos( u0, per, wy, K, HR, &klo, &clo );
     const int nrows = run_pos( u1 - 1, per, wy, K, HR, &khi, &chi ) - row_lo + khi + 15;
@@ -804,7 +909,7 @@ search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_const
          * below cost every warp ~185 at +-32 and waited behind the other
          * blocks' SADs on the ALU pipe (results/kernel_steps.md) */
         if( !t )
-            tma_issue( &tm, s0, bar, CME_PAD + x0 - off, CME_PAD + 16*mb_y + w.y_min + row_lo,
+            tma_issue<!SK>( &tm, s0, bar, CME_PAD + x0 - off, CME_PAD + 16*mb_y + w.y_min + row_lo,
                        (uint32_t)(geo.winrows * S * 4) );
         if( t < 16 )
             smem4[SMEM_CUR / 4 + t] = *(const uint4*)(a.cur + (16*mb_y + t) * a.i_pitch + 16*mb_x);
@@ -914,7 +1019,7 @@ search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_const
     /* thread 0 waits for the tensor copy (its acquire), the barrier
      * then orders the copy's writes before every thread's reads */
     if( bulk && !t )
-        tma_wait( bar );
+        tma_wait( bar, SK ? s_st[SK_IT] & 1 : 0 );
     __syncthreads();
 
     /* Steps 1b and 2a: this thread's runs u0 + t, u0 + t + nt, ...  Keys are
@@ -1024,17 +1129,78 @@ search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_const
             s_red[warp * NP + p] = key;
     }
     __syncthreads();
-    for( int p = t; p < NP; p += nt )   /* one pass, except in blocks of one warp */
+    /* SK: the macroblock, its window and piece again from shared memory */
+    int mbe = mb, sple = split, rle = row_lo, wxe = wx;
+    cme_window_t we = w;
+    if( SK )
+    {
+        mbe = s_st[SK_MB];
+        we = cme_launch_window( a, mbe, NULL, NULL );
+        wxe = we.x_max - we.x_min + 1;
+        int u0e, u1e, kd, cd;
+        sple = sk_piece( geo.runs, s_st, mbe, &u0e, &u1e );
+        rle = run_pos( u0e, PAIR ? pair_count( wxe ) : wxe, we.y_max - we.y_min + 1, K, HR, &kd, &cd );
+    }
+    uint64_t k64 = CME_KEY_NONE;
+    for( int p = t; p < NP; p += nt )   /* one pass, except in blocks of one warp (not SK: nt >= 64) */
     {
         uint32_t key = s_red[p];
         for( int i = 1; i < nwarps; i++ )
             key = min( key, s_red[i * NP + p] );
-        const uint64_t k64 = cme_key( key >> KEY_SHIFT, row_lo * wx + (key & ((1u << KEY_SHIFT) - 1)) );
+        k64 = cme_key( key >> KEY_SHIFT, rle * wxe + (key & ((1u << KEY_SHIFT) - 1)) );
         /* the macroblock's only block: its result (no reduce_kernel) */
-        if( geo.nb == 1 )
-            cme_store_key<NP>( a, w, mb, p, k64 );
-        else
+        if( SK ? !sple : geo.nb == 1 )
+            cme_store_key<NP>( a, we, mbe, p, k64 );
+        else if( !SK )
             bk[p] = k64;
+    }
+    if( SK && sple )
+        sk_finish<NP>( a, geo, we, mbe, sple, k64, s_flag );
+    return 1;
+}
+
+template<int NP, int K, int MINB, int KEYS, int S, int X>
+__global__ void __launch_bounds__( LB_THREADS( MINB ) ) __maxnreg__( LB_REGS( MINB ) )
+search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_constant__ tma_map_t tm )
+{
+    const int u0 = blockIdx.y * blockDim.x * geo.runs_per_thread;
+    search_mb<NP, K, MINB, KEYS, S, X, 0>( a, geo, tm, blockIdx.x, u0, u0 + blockDim.x * geo.runs_per_thread );
+}
+
+/* Stream-K (see search_geom_t): block b's share of the frame's runs, its
+ * macroblocks one after the other. */
+template<int NP, int K, int MINB, int KEYS, int S, int X>
+__global__ void __launch_bounds__( LB_THREADS( MINB ) ) __maxnreg__( LB_REGS( MINB ) )
+search_kernel_sk( const cme_launch_t a, const search_geom_t geo, const __grid_constant__ tma_map_t tm )
+{
+    extern __shared__ __align__( 128 ) uint4 smem4[];
+    uint32_t *smem = (uint32_t*)smem4;
+    volatile uint32_t *s_st = smem + SMEM_BAR( NP ) + 3;
+    const int R = geo.runs;
+    if( !threadIdx.x )
+    {
+        const long long W = (long long)a.i_mb_width * a.i_mb_height * R;
+        const int w0 = (int)(W * blockIdx.x / gridDim.x);
+        s_st[SK_W0] = w0;
+        s_st[SK_W1] = (int)(W * (blockIdx.x + 1) / gridDim.x);
+        s_st[SK_MB] = w0 / R;
+        s_st[SK_IT] = 0;
+#if __CUDA_ARCH__ >= 900
+        if( X && BULK_S( S ) )
+            tma_init( (uint32_t)__cvta_generic_to_shared( smem + SMEM_BAR( NP ) ) );
+#endif
+    }
+    __syncthreads();
+    while( (int)s_st[SK_MB] * R < (int)s_st[SK_W1] )
+    {
+        const int did = search_mb<NP, K, MINB, KEYS, S, X, 1>( a, geo, tm, 0, 0, 0 );
+        __syncthreads();   /* every thread past its reads of s_st */
+        if( !threadIdx.x )
+        {
+            s_st[SK_MB] = s_st[SK_MB] + 1;
+            s_st[SK_IT] = s_st[SK_IT] + did;
+        }
+        __syncthreads();
     }
 }
 
@@ -1094,6 +1260,7 @@ typedef struct variant_t
     const char *name;            /* for the benchmark: "K8/3", "fma K8/3", ... */
     const void *fn[2];           /* 9 and 41 partitions */
     const void *fx[2];           /* the same with the window as a tensor copy (BULK_S()), or NULL */
+    const void *sk[2], *skx[2];  /* SK variants: search_kernel_sk's (fn, fx) where a macroblock is one block */
 } variant_t;
 
 #define KERNEL( np, k, minb, keys, s, x ) (const void*)search_kernel<np, k, minb, keys, s, x>
@@ -1106,6 +1273,16 @@ typedef struct variant_t
                                               { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, BULK ), \
                                                 KERNEL( CUDA_ME_NPART, k, minb, keys, s, BULK ) } }
 #define VARIANT( keys, tag, k, minb ) VARIANT_S( keys, tag, k, minb, 0 )
+#define KERNEL_SK( np, k, minb, keys, s, x ) (const void*)search_kernel_sk<np, k, minb, keys, s, x>
+#define VARIANT_SK( keys, tag, k, minb, s ) \
+    { k, minb, keys, s, "sk-" tag "K" #k "/" #minb, { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, 0 ), \
+                                                      KERNEL( CUDA_ME_NPART, k, minb, keys, s, 0 ) }, \
+                                                    { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, BULK ), \
+                                                      KERNEL( CUDA_ME_NPART, k, minb, keys, s, BULK ) }, \
+                                                    { KERNEL_SK( CUDA_ME_NPART_8x8, k, minb, keys, s, 0 ), \
+                                                      KERNEL_SK( CUDA_ME_NPART, k, minb, keys, s, 0 ) }, \
+                                                    { KERNEL_SK( CUDA_ME_NPART_8x8, k, minb, keys, s, BULK ), \
+                                                      KERNEL_SK( CUDA_ME_NPART, k, minb, keys, s, BULK ) } }
 static const variant_t variants[] =
 {
     VARIANT( KEYS_CLASSIC, "", 8, 3 ),      /* 0 */
@@ -1152,6 +1329,12 @@ static const variant_t variants[] =
     VARIANT( KEYS_CHAIN, "chain-", 6, 5 ),           /* 25 */
     VARIANT_X( KEYS_CHAIN, "chain-s144-", 8, 3, 144 ), /* 26: default from +-33 to +-64 */
     VARIANT( KEYS_CHAIN, "chain-", 8, 3 ),             /* 27 */
+    /* stream-K launches (search_kernel_sk(), thirty-seventh session) of
+     * v24, v26 and v14's kernels; launch_variant()'s fallbacks (wider
+     * windows) are v25, v27 and v12 as they are */
+    VARIANT_SK( KEYS_CHAIN, "chain-s80-", 6, 5, 80 ),  /* 28 */
+    VARIANT_SK( KEYS_CHAIN, "chain-s144-", 8, 3, 144 ), /* 29 */
+    VARIANT_SK( KEYS_PAIR, "pair-s48-", 3, 4, 48 ),    /* 30 */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
@@ -1452,7 +1635,7 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
                                   const variant_t *v )
 {
     const int K = v->k, pair = v->keys == KEYS_PAIR, S = v->stride;
-    search_geom_t g = { MAX_THREADS, 1, 0, 0, 1u << KEY_SHIFT, 1, 0, 0, 0 };
+    search_geom_t g = { MAX_THREADS, 1, 0, 0, 1u << KEY_SHIFT, 1, 0, 0, 0, 0, 0, 0 };
     if( range < 1 || range > CUDA_ME_RANGE_MAX )
         return g;
     int wxs[MAX_WSIZE], wys[MAX_WSIZE], nwx, nwy;
@@ -1505,6 +1688,7 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
     const int max_words = block_words( wxs, nwx, mwy, per_block, K, pair, S );
     if( !raster_fits( wxs, nwx, per_block, K, pair ) )   /* a forced geometry, or none fits */
         g.nb = 0;
+    g.runs = runs;
     g.keytab = SMEM_WIN( np ) + max_words;
     g.winrows = S ? max_words / S : 0;   /* block_words(): whole rows */
     g.keyrows = KEY_TABLES( S ) ? key_rows( wxs, nwx, mwy, per_block, K, pair ) : 0;
@@ -1525,6 +1709,8 @@ extern "C" size_t cme_cuda_scratch_size( int mb_w, int mb_h, int range, int mv_r
         if( !g.nb )
             return 0;
         size_t s = (size_t)mb_w * mb_h * g.nb * np * sizeof(uint64_t);
+        if( variants[v].sk[0] )   /* an SK launch's pieces: at most a block a macroblock */
+            s = cme_imax( s, SK_SCRATCH( mb_w * mb_h, np ) * sizeof(uint64_t) );
         most = s > most ? s : most;
     }
     return most;
@@ -1583,7 +1769,7 @@ static int geom_equal( const search_geom_t *a, const search_geom_t *b )
 {
     return a->threads == b->threads && a->runs_per_thread == b->runs_per_thread && a->nb == b->nb &&
            a->smem == b->smem && a->key_scale == b->key_scale && a->one == b->one && a->keytab == b->keytab &&
-           a->keyrows == b->keyrows && a->winrows == b->winrows;
+           a->keyrows == b->keyrows && a->winrows == b->winrows && a->runs == b->runs;
 }
 
 static const variant_t *launch_variant_memo( const cme_launch_t *l, search_geom_t *g )
@@ -1858,6 +2044,98 @@ extern "C" int cme_cuda_search_geometry( const cme_launch_t *l, int *threads, in
     return g.nb;
 }
 
+/* cme_cuda_sk_force(): -1 SK launches of the device's size, 0 none, n: n blocks */
+static int sk_force = -1;
+
+extern "C" void cme_cuda_sk_force( int n )
+{
+    sk_force = n;
+}
+
+/* The blocks the device holds at once of kernel fn in blocks of threads
+ * with smem bytes of shared memory (0: unknown), remembered per thread for
+ * the last 4 kernels and devices. */
+static int sk_slots( const void *fn, int threads, size_t smem )
+{
+    static thread_local struct { int dev; const void *fn; int threads; size_t smem; int n; } memo[4];
+    static thread_local int n, next;
+    int dev, per = 0, sms = 0;
+    if( cudaGetDevice( &dev ) != cudaSuccess )
+    {
+        cudaGetLastError();
+        return 0;
+    }
+    for( int i = 0; i < n; i++ )
+        if( memo[i].dev == dev && memo[i].fn == fn && memo[i].threads == threads && memo[i].smem == smem )
+            return memo[i].n;
+    if( cudaOccupancyMaxActiveBlocksPerMultiprocessor( &per, fn, threads, smem ) != cudaSuccess ||
+        cudaDeviceGetAttribute( &sms, cudaDevAttrMultiProcessorCount, dev ) != cudaSuccess )
+    {
+        cudaGetLastError();
+        return 0;
+    }
+    memo[next].dev = dev;
+    memo[next].fn = fn;
+    memo[next].threads = threads;
+    memo[next].smem = smem;
+    memo[next].n = per * sms;
+    next = (next + 1) % 4;
+    n = n < 4 ? n + 1 : n;
+    return per * sms;
+}
+
+/* A launch's kernel and grid: search_kernel_sk's of sk_n blocks (SK
+ * variants where a macroblock is one block and the frame has at least 2
+ * macroblocks; sk_n = the device's blocks at once, at most the
+ * macroblocks) or search_kernel's; *tma: whether it copies its windows
+ * (tma_map()). */
+static const void *launch_kernel( const cme_launch_t *l, const variant_t *v, search_geom_t *g, tma_map_t *tm,
+                                  int *tma, dim3 *grid )
+{
+    const int full = l->i_parts == CUDA_ME_NPART, mbs = l->i_mb_width * l->i_mb_height;
+    *tma = tma_map( l, v, g, tm );
+    const void *fn = *tma ? v->fx[full] : v->fn[full];
+    const void *skf = *tma ? v->skx[full] : v->sk[full];
+    *grid = dim3( mbs, g->nb );
+    g->sk_n = 0;
+    if( skf && g->nb == 1 && g->threads >= 64 && sk_force && mbs >= 2 && (long long)mbs * g->runs < INT_MAX )
+    {
+        const int n = cme_imin( sk_force > 0 ? sk_force : sk_slots( skf, g->threads, g->smem ), mbs );
+        if( n >= 2 )
+        {
+            g->sk_n = n;
+            *grid = dim3( n );
+            return skf;
+        }
+    }
+    return fn;
+}
+
+/* A launch's number, for SK's flags: one more each launch, from a random
+ * start (search_geom_t). */
+static unsigned long long sk_epoch( void )
+{
+    static std::atomic<unsigned long long> next( []
+    {
+        std::random_device rd;
+        return (unsigned long long)rd() << 32 ^ rd() ^ (unsigned long long)time( NULL ) << 20;
+    }() );
+    return next.fetch_add( 1, std::memory_order_relaxed );
+}
+
+extern "C" int cme_cuda_search_sk( const cme_launch_t *l, size_t *keys )
+{
+    search_geom_t g;
+    tma_map_t tm;
+    int tma;
+    dim3 grid;
+    const variant_t *v = launch_variant( l, &g );
+    const int n = v && g.nb && launch_kernel( l, v, &g, &tm, &tma, &grid ) ? g.sk_n : 0;
+    if( keys )
+        *keys = n ? SK_SCRATCH( n, l->i_parts ) : 0;
+    return n;
+}
+
 extern "C" cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stream )
 {
     return cme_cuda_search_marked( l, stream, NULL );
@@ -1870,12 +2148,15 @@ extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream
     if( !v || !g.nb )
         return cudaErrorInvalidValue;
     const int mb_count = l->i_mb_width * l->i_mb_height;
-    const dim3 grid( mb_count, g.nb );
     const int n3 = mb_count * l->i_parts;
     const int full = l->i_parts == CUDA_ME_NPART;
     cme_launch_t la = *l;
     tma_map_t tm;
-    const int tma = tma_map( &la, v, &g, &tm );
+    int tma;
+    dim3 grid;
+    const void *fn = launch_kernel( &la, v, &g, &tm, &tma, &grid );
+    if( g.sk_n )
+        g.epoch = sk_epoch();
     if( !tma )
     {
         memset( &tm, 0, sizeof(tm) );
@@ -1886,7 +2167,7 @@ extern "C" cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream
             la.xref = NULL;
     }
     void *args[] = { &la, &g, &tm };
-    cudaError_t e = cudaLaunchKernel( tma ? v->fx[full] : v->fn[full], grid, dim3( g.threads ), args, g.smem, stream );
+    cudaError_t e = cudaLaunchKernel( fn, grid, dim3( g.threads ), args, g.smem, stream );
     if( e != cudaSuccess )
         return e;
     if( marks )
@@ -1940,9 +2221,10 @@ extern "C" cudaError_t cme_cuda_xplane( const uint8_t *alloc, size_t bytes, uint
 static cudaError_t search_kernels_set( cudaFuncAttribute attr, int value )
 {
     for( int v = 0; v < NVARIANTS; v++ )
-        for( int f = 0; f < 4; f++ )
+        for( int f = 0; f < 8; f++ )
         {
-            const void *fn = f < 2 ? variants[v].fn[f] : variants[v].fx[f - 2];
+            const variant_t *va = &variants[v];
+            const void *fn = f < 2 ? va->fn[f] : f < 4 ? va->fx[f - 2] : f < 6 ? va->sk[f - 4] : va->skx[f - 6];
             cudaFuncAttributes fa;
             if( !fn )
                 continue;

@@ -9,13 +9,15 @@
  * the vabsdiff4 peak measured on the same GPU.  Timing with CUDA events:
  * 3 warm-up runs, then the median of up to 25 runs.
  *
- *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] [-C PCT] [-x] [-X] | -l
+ *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] [-k N] [-C PCT] [-x] [-X] | -l
  *     -q: fewer sizes and runs (-s: any size); -s/-r: one size (QCIF, CIF,
  *     720p, 1080p, 2160p, or WxH in multiples of 16)/range; -v: one variant of
  *     the mainline kernel only (no paper kernels); -t: x264's frame-thread
  *     MV limit (default 0: none); -g: NT threads per block and U runs per
  *     thread instead of the library's choice (cme_cuda_geom_force; a
- *     geometry the keys or shared memory cannot hold fails); -C: the
+ *     geometry the keys or shared memory cannot hold fails); -k: stream-K
+ *     variants' launches in N blocks (cme_cuda_sk_force; 0: none, -1: as
+ *     many as the device holds at once, the default); -C: the
  *     kernels' preferred shared-memory carveout, PCT percent of the
  *     largest (cme_cuda_carveout; the library leaves it to the driver); -x: the
  *     windows from the reference plane itself, without its 4-byte plane
@@ -331,6 +333,16 @@ int main( int argc, char **argv )
             }
             cme_cuda_geom_force( nt, u );
         }
+        else if( !strcmp( argv[i], "-k" ) && i + 1 < argc )
+        {
+            const int n = atoi( argv[++i] );   /* stream-K launches' blocks (cme_cuda_sk_force) */
+            if( n < -1 )
+            {
+                fprintf( stderr, "bench_me: -k N: stream-K blocks, 0: none, -1: the device's\n" );
+                return 2;
+            }
+            cme_cuda_sk_force( n );
+        }
         else if( !strcmp( argv[i], "-C" ) && i + 1 < argc )
             carveout = atoi( argv[++i] );   /* the kernels' preferred shared-memory carveout, % */
         else if( !strcmp( argv[i], "-x" ) )
@@ -346,7 +358,7 @@ int main( int argc, char **argv )
         else
         {
             fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p|WxH] [-r range] [-v variant] "
-                     "[-t mv_range_thread] [-g threads,runs] [-C carveout_pct] [-x] [-X] | -l\n"
+                     "[-t mv_range_thread] [-g threads,runs] [-k sk_blocks] [-C carveout_pct] [-x] [-X] | -l\n"
                      "       %s -S [-s SIZE] [-p 9|41] [-c clip.y4m] [-q] [-o file.csv]\n", argv[0], argv[0] );
             return 2;
         }

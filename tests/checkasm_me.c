@@ -303,10 +303,16 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
     else
     {
         /* a key per macroblock, block and partition; none with one block
-         * per macroblock (the search kernel stores the results itself) */
+         * per macroblock (the search kernel stores the results itself);
+         * stream-K launches: their split macroblocks' keys and flags, in
+         * the first sk_keys keys (where a boundary splits none, untouched) */
         const int nb = cme_cuda_search_blocks( &l );
-        const size_t want = nb == 1 ? 0 : (size_t)nb * per;
-        ck_assert_msg( nb > 0 && used == want, "%s: scratch: %zu keys written, not %zu (%d blocks per macroblock)",
+        size_t sk_keys;
+        const int skn = cme_cuda_search_sk( &l, &sk_keys );
+        const size_t want = skn ? sk_keys : nb == 1 ? 0 : (size_t)nb * per;
+        if( skn )
+            used = sk_keys;
+        ck_assert_msg( nb > 0 && used == want && want <= nkeys, "%s: scratch: %zu keys written, not %zu (%d blocks per macroblock)",
                        what, used, want, nb );
         ck_assert_msg( canary_intact( h_scratch + GUARD + used * sizeof(uint64_t), scratch - used * sizeof(uint64_t) ),
                        "%s: scratch: keys written after key %zu, which was not", what, used );
@@ -414,6 +420,24 @@ static void kernels_case( const int ci )
             check_results( what, want, got, mb_w, mb_h, np );
             if( paper )
                 break;
+            /* stream-K variants: also with few blocks (many split
+             * macroblocks, boundaries anywhere in them) and with one block
+             * fewer than the macroblocks (on the small frames; the large
+             * ones split theirs with the device's blocks) */
+            const char *vn = cme_cuda_variant_name( v < 0 ? cme_cuda_variant_default( c->range ) : v );
+            if( !strncmp( vn, "sk-", 3 ) && !GCASE_BIG( c ) )
+            {
+                const int nsk[2] = { 3 + ci % 5, mb_w * mb_h - 1 };
+                for( int f = 0; f < 2; f++ )
+                {
+                    char whatf[300];
+                    snprintf( whatf, sizeof(whatf), "%s, stream-K in %d blocks", what, nsk[f] );
+                    cme_cuda_sk_force( nsk[f] );
+                    run_kernels( whatf, 0, v, &cur, &ref, c->range, c->mv_range, c->thread, mvc, centre, np, got );
+                    cme_cuda_sk_force( -1 );
+                    check_results( whatf, want, got, mb_w, mb_h, np );
+                }
+            }
         }
         /* the default variant in geometries the library may not pick: one
          * warp per block (the last partitions' results in a second pass),

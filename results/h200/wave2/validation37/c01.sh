@@ -1,36 +1,37 @@
 #!/bin/bash
-# Session 37, call 1 (binaries of 067ac9f; carry build/carry37/c1.tar.xz:
-# ./build.sh device, then tar cJf build/carry37/c1.tar.xz -C build
-# device/x264/x264 tests/test_cuda_me_static bench/bench_me).
-# 1. session 36's call 2 (validation36/c02.sh, never lent a machine): v26
-#    against v16 at 1080p +-48, 720p and 2160p +-64; v27 against v4 at
-#    1080p +-96; the defaults at 720p/1080p/2160p x +-16/32/64; 3 runs
-#    interleaved;
-# 2. where 720p's fixed time goes: v24 +-32 and v14 +-16 over frames 1280
-#    wide and 36..50 macroblock rows (bench_me -s 1280xH), 2 runs; 720p
-#    +-32 with 2 blocks a macroblock (-g 96,4) and with blocks of 64
-#    threads (-g 64,12); Nsight Compute of v24 at 720p and 1080p +-32;
-# 3. tests/device.sh data gpu: unit (5 parts), memcheck over gpu/gpu, e2e
-#    CUDA == C with the new defaults.
+# Session 37, call 1 (binaries of the stream-K commit; carry
+# build/carry37/c1.tar.xz: ./build.sh device, then tar cJf
+# build/carry37/c1.tar.xz -C build device/x264/x264 tests/test_cuda_me_static
+# bench/bench_me).
+# 1. stream-K (v28 = v24's kernel, v29 = v26's, v30 = v14's, each
+#    launched as search_kernel_sk in as many blocks as the device holds)
+#    against the defaults at 720p/1080p/2160p x +-16/32/64, 3 runs
+#    interleaved; with them session 36's call 2 (never lent a machine): v26
+#    against v16 at 1080p +-48, 720p and 2160p +-64, v27 against v4 at
+#    +-96, v15 at +-32;
+# 2. compute-sanitizer memcheck and racecheck over bench_me CIF +-32 v28
+#    in 7 blocks (-k 7: split macroblocks) and +-64 v29 in 5;
+# 3. tests/device.sh data unit: every variant == C (the SK variants also
+#    in 3..7 blocks and in one block fewer than the macroblocks).
 set -u
 t00=$(date +%s)
 tar xJf build/carry37/c1.tar.xz -C build
 B=build/bench/bench_me
-tests/tools/bench_interleaved.sh "$B" "$OUT" 3 1080p:48:16: 1080p:48:26: 720p:64:16: 720p:64:26: 2160p:64:16: 2160p:64:26: \
-           1080p:96:4: 1080p:96:27: 720p:16:14: 1080p:16:14: 2160p:16:14: 720p:32:24: 1080p:32:24: 2160p:32:24: \
-           720p:32:15: 1080p:32:15: 2160p:32:15: 1080p:64:26: 1080p:64:16: \
-           "720p:32:24:-g 96,4" "720p:32:24:-g 64,12" "1080p:32:24:-g 96,4"
+L=$OUT/logs; mkdir -p "$L"
+tests/tools/bench_interleaved.sh "$B" "$OUT" 3 720p:32:24: 720p:32:28: 1080p:32:24: 1080p:32:28: 2160p:32:24: 2160p:32:28: \
+           720p:64:26: 720p:64:29: 1080p:64:26: 1080p:64:29: 2160p:64:26: 2160p:64:29: \
+           720p:16:14: 720p:16:30: 1080p:16:14: 1080p:16:30: 2160p:16:14: 2160p:16:30: \
+           1080p:48:16: 1080p:48:26: 1080p:48:29: 720p:64:16: 2160p:64:16: 1080p:64:16: 1080p:96:4: 1080p:96:27: \
+           720p:32:15: 1080p:32:15: 2160p:32:15: 1080p:24:24: 1080p:24:28:
 echo "bench done $(( $(date +%s) - t00 )) s" >> "$OUT/times.txt"
-sw=()
-for h in 576 608 640 672 704 720 736 768 800; do sw+=("1280x$h:32:24:" "1280x$h:16:14:"); done
-OUT2="$OUT/sweep"; tests/tools/bench_interleaved.sh "$B" "$OUT2" 2 "${sw[@]}" > /dev/null
-echo "sweep done $(( $(date +%s) - t00 )) s" >> "$OUT/times.txt"
-mkdir -p "$OUT/ncu"
-OUT="$OUT/ncu" SIZE=720p TAG=_720p timeout 120 tests/ncu_kernel.sh "$B" 32 24 > "$OUT/ncu/720p.txt" 2>&1
-OUT="$OUT/ncu" SIZE=1080p TAG=_1080p timeout 120 tests/ncu_kernel.sh "$B" 32 24 > "$OUT/ncu/1080p.txt" 2>&1
-echo "ncu done $(( $(date +%s) - t00 )) s" >> "$OUT/times.txt"
-OUT="$OUT/gpu" tests/device.sh data > "$OUT/data.log" 2>&1
-OUT="$OUT/gpu" tests/device.sh data gpu > "$OUT/gpu.log" 2>&1
-echo "device.sh gpu rc $? $(( $(date +%s) - t00 )) s" >> "$OUT/times.txt"
-tar czf "$OUT/logs.tgz" -C "$OUT" gpu raw.txt data.log gpu.log sweep ncu && rm -rf "$OUT/gpu" "$OUT/raw.txt" "$OUT/data.log" "$OUT/ncu"/*.ncu-rep
-cat "$OUT/machine.txt" "$OUT/times.txt"; grep -E "Checks|ok  |FAIL" "$OUT/gpu.log" | tail -12; cat "$OUT/bench.md" "$OUT2/bench.md"; cat "$OUT/ncu/"*.txt | tail -30
+for tv in memcheck:32:28:7 racecheck:32:28:7 memcheck:64:29:5 racecheck:64:29:5; do
+  IFS=: read -r tool r v k <<< "$tv"
+  timeout 60 compute-sanitizer --tool $tool --print-limit 20 $B -q -s CIF -r $r -v $v -k $k > "$L/${tool}_r${r}_v$v.log" 2>&1
+  echo "$tool r$r v$v -k $k rc $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$L/${tool}_r${r}_v$v.log" | tail -1)" >> "$OUT/times.txt"
+done
+OUT="$L" tests/device.sh data unit > "$L/unit.log" 2>&1
+echo "device.sh data unit rc $? $(( $(date +%s) - t00 )) s" >> "$OUT/times.txt"
+grep -E "Checks|  (ok|FAIL)  " "$L/unit.log" >> "$OUT/times.txt"
+grep -h "2 cands" "$OUT/raw.txt" | head -12 >> "$OUT/times.txt"
+tar czf "$OUT/logs.tgz" -C "$OUT" logs raw.txt && rm -rf "$L" "$OUT/raw.txt"
+cat "$OUT/machine.txt" "$OUT/times.txt"; cat "$OUT/bench.md"
