@@ -633,8 +633,12 @@ int main( int argc, char **argv )
                 {
                     int gt = 0, gu = 0;
                     const int gnb = cme_cuda_search_geometry( &l, &gt, &gu );
-                    printf( "%-6s %5d %-14s %-12s %4d x %2d, %d block%s a macroblock\n", sizes[si].name, range, vname, "geometry",
+                    const int skn = cme_cuda_search_sk( &l, NULL );
+                    printf( "%-6s %5d %-14s %-12s %4d x %2d, %d block%s a macroblock", sizes[si].name, range, vname, "geometry",
                             gt, gu, gnb, gnb == 1 ? "" : "s" );
+                    if( skn )
+                        printf( ", stream-K in %d blocks", skn );
+                    printf( "\n" );
                 }
                 if( xfers )
                 {
