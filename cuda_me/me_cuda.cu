@@ -1331,7 +1331,9 @@ static const variant_t variants[] =
     VARIANT( KEYS_CHAIN, "chain-", 8, 3 ),             /* 27 */
     /* stream-K launches (search_kernel_sk(), thirty-seventh session) of
      * v24, v26 and v14's kernels; launch_variant()'s fallbacks (wider
-     * windows) are v25, v27 and v12 as they are */
+     * windows) are v25, v27 and v12 as they are.  Measured 14-35% slower
+     * than the same kernels launched a block a macroblock (validation37/c1;
+     * why is open: results/kernel_steps.md): not defaults. */
     VARIANT_SK( KEYS_CHAIN, "chain-s80-", 6, 5, 80 ),  /* 28 */
     VARIANT_SK( KEYS_CHAIN, "chain-s144-", 8, 3, 144 ), /* 29 */
     VARIANT_SK( KEYS_PAIR, "pair-s48-", 3, 4, 48 ),    /* 30 */
