@@ -1711,8 +1711,9 @@ extern "C" size_t cme_cuda_scratch_size( int mb_w, int mb_h, int range, int mv_r
         if( !g.nb )
             return 0;
         size_t s = (size_t)mb_w * mb_h * g.nb * np * sizeof(uint64_t);
-        if( variants[v].sk[0] )   /* an SK launch's pieces: at most a block a macroblock */
-            s = cme_imax( s, SK_SCRATCH( mb_w * mb_h, np ) * sizeof(uint64_t) );
+        const size_t sk = SK_SCRATCH( mb_w * mb_h, np ) * sizeof(uint64_t);
+        if( variants[v].sk[0] && sk > s )   /* an SK launch's pieces: at most a block a macroblock */
+            s = sk;
         most = s > most ? s : most;
     }
     return most;
@@ -2100,7 +2101,7 @@ static const void *launch_kernel( const cme_launch_t *l, const variant_t *v, sea
     const void *skf = *tma ? v->skx[full] : v->sk[full];
     *grid = dim3( mbs, g->nb );
     g->sk_n = 0;
-    if( skf && g->nb == 1 && g->threads >= 64 && sk_force && mbs >= 2 && (long long)mbs * g->runs < INT_MAX )
+    if( skf && g->nb == 1 && g->threads >= 64 && sk_force && (long long)mbs * g->runs < INT_MAX )
     {
         const int n = cme_imin( sk_force > 0 ? sk_force : sk_slots( skf, g->threads, g->smem ), mbs );
         if( n >= 2 )
