@@ -9,7 +9,7 @@
  * the vabsdiff4 peak measured on the same GPU.  Timing with CUDA events:
  * 3 warm-up runs, then the median of up to 25 runs.
  *
- *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] [-k N] [-C PCT] [-x] [-X] | -l
+ *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] [-k N] [-C PCT] [-x] [-X] [-n] | -l
  *     -q: fewer sizes and runs (-s: any size); -s/-r: one size (QCIF, CIF,
  *     720p, 1080p, 2160p, or WxH in multiples of 16)/range; -v: one variant of
  *     the mainline kernel only (no paper kernels); -t: x264's frame-thread
@@ -24,7 +24,11 @@
  *     (cme_launch_t.xref NULL; the library makes one where its range is
  *     up to CME_XPLANE_RANGE_MAX, and from sm_90 on at every range); -X: the
  *     4-byte plane without its rows (cme_launch_t.i_xrows 0: no tensor
- *     copies of the windows, the same binary otherwise); -l: list the
+ *     copies of the windows, the same binary otherwise); -n: the kernel-only
+ *     runs without the events between the steps (the call as the library
+ *     makes it, cme_cuda_search(); where the search is one kernel the
+ *     event after it adds about 1 us to "total": thirty-eighth session),
+ *     the steps' lines then 0; -l: list the
  *     variants and exit.  The default variant of each range is
  *     marked '*'; "with xfers" is timed for it.
  * At the end, one table per frame size: total kernel ms per frame (median)
@@ -300,7 +304,7 @@ int main( int argc, char **argv )
 {
     const char *csv_path = NULL, *only_size = NULL;
     const char *clip = NULL;
-    int quick = 0, only_range = 0, only_variant = -1, mv_range_thread = 0, subpel = 0, subpel_parts = CUDA_ME_NPART_8x8;
+    int nomarks = 0, quick = 0, only_range = 0, only_variant = -1, mv_range_thread = 0, subpel = 0, subpel_parts = CUDA_ME_NPART_8x8;
     int xplane = 1, xrows = 1, carveout = -1;
     for( int i = 1; i < argc; i++ )
     {
@@ -347,6 +351,8 @@ int main( int argc, char **argv )
             carveout = atoi( argv[++i] );   /* the kernels' preferred shared-memory carveout, % */
         else if( !strcmp( argv[i], "-x" ) )
             xplane = 0;   /* windows from the plane itself (cme_launch_t.xref NULL) */
+        else if( !strcmp( argv[i], "-n" ) )
+            nomarks = 1;   /* no events between the steps (cme_cuda_search()'s call) */
         else if( !strcmp( argv[i], "-X" ) )
             xrows = 0;    /* no tensor copies (cme_launch_t.i_xrows 0) */
         else if( !strcmp( argv[i], "-S" ) )
@@ -571,7 +577,8 @@ int main( int argc, char **argv )
                 {
                     /* kernel only */
                     CHECK( cudaEventRecord( ev[0], st ) );
-                    CHECK( paper ? cme_cuda_search_paper( &l, st, ev + 1 ) : cme_cuda_search_marked( &l, st, ev + 1 ) );
+                    cudaEvent_t *marks = nomarks ? NULL : ev + 1;
+                    CHECK( paper ? cme_cuda_search_paper( &l, st, marks ) : cme_cuda_search_marked( &l, st, marks ) );
                     CHECK( cudaEventRecord( ev[nk], st ) );
                     CHECK( cudaEventSynchronize( ev[nk] ) );
                     if( xfers )
@@ -603,7 +610,10 @@ int main( int argc, char **argv )
                     if( r < 0 )
                         continue;
                     for( int k = 0; k < nk; k++ )
-                        CHECK( cudaEventElapsedTime( &t[k][r], ev[k], ev[k+1] ) );
+                        if( nomarks )
+                            t[k][r] = 0;
+                        else
+                            CHECK( cudaEventElapsedTime( &t[k][r], ev[k], ev[k+1] ) );
                     CHECK( cudaEventElapsedTime( &t[3][r], ev[0], ev[nk] ) );
 
                 }
