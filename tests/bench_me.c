@@ -26,9 +26,8 @@
  *     4-byte plane without its rows (cme_launch_t.i_xrows 0: no tensor
  *     copies of the windows, the same binary otherwise); -n: the kernel-only
  *     runs without the events between the steps (the call as the library
- *     makes it, cme_cuda_search(); where the search is one kernel the
- *     event after it adds about 1 us to "total": thirty-eighth session),
- *     the steps' lines then 0; -l: list the
+ *     makes it, cme_cuda_search(); measured: "total" the same either
+ *     way, thirty-eighth session), the steps' lines then 0; -l: list the
  *     variants and exit.  The default variant of each range is
  *     marked '*'; "with xfers" is timed for it.
  * At the end, one table per frame size: total kernel ms per frame (median)
