@@ -1339,8 +1339,10 @@ static const variant_t variants[] =
     VARIANT_SK( KEYS_PAIR, "pair-s48-", 3, 4, 48 ),    /* 30 */
     /* K = 5 (thirty-eighth session): +-32's 65 rows are 13 groups, 845
      * runs, 27 chunks of 32 (9 for each of 3 warps), where K = 6 takes
-     * 715 (row 59 twice) in 23 chunks, 8 + 8 + 7 */
+     * 715 (row 59 twice) in 23 chunks, 8 + 8 + 7; and 125 registers, 5
+     * blocks an SM, where v24's 135 allow 4 */
     VARIANT_X( KEYS_CHAIN, "chain-s80-", 5, 5, 80 ),   /* 31 */
+    VARIANT( KEYS_CHAIN, "chain-", 5, 5 ),             /* 32: v31's fallback (wider windows) */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session 38, call 6 (carry build/carry38/c6.tar.xz: main + v31
+# Session 38, call 6 (carry build/carry38/c6.tar.xz: main + v31 (v32 its fallback)
 # chain-s80-K5/5: 125 registers, 5 blocks an SM, +-32's 845 runs in 27
 # chunks of 32, 9 a warp):
 # 1. v31 against v24 at +-32 (720p, 1080p, 2160p) and +-17..28 (1080p),
