@@ -1340,8 +1340,9 @@ static const variant_t variants[] =
     /* K = 5 (thirty-eighth session): +-32's 65 rows are 13 groups, 845
      * runs, 27 chunks of 32 (9 for each of 3 warps), where K = 6 takes
      * 715 (row 59 twice) in 23 chunks, 8 + 8 + 7; and 125 registers, 5
-     * blocks an SM, where v24's 135 allow 4 */
-    VARIANT_X( KEYS_CHAIN, "chain-s80-", 5, 5, 80 ),   /* 31 */
+     * blocks an SM, where v24's 135 allow 4.  Level with v24 at +-32 (the
+     * ALU pipe the limit), faster at some ranges below (K5_RANGES) */
+    VARIANT_X( KEYS_CHAIN, "chain-s80-", 5, 5, 80 ),   /* 31: default at +-17-19, 24, 27 */
     VARIANT( KEYS_CHAIN, "chain-", 5, 5 ),             /* 32: v31's fallback (wider windows) */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
@@ -1372,14 +1373,23 @@ static const variant_t variants[] =
  * an SM, no spills) is level with v15 from 17 to 32 (thirty-fourth
  * session, validation33/c1, c2: -1.1% to +1.4% by size and range, the
  * sign changing between calls): v15 stays.  From 17 to 32 v24 (v15 with
- * KEYS_CHAIN's keys at 5 blocks of 96 threads, no spills) since the
- * thirty-sixth session (validation36/c1, H100, 3 runs interleaved: 1080p
- * +-32 0.2487 ms against v15's 0.2640, -5.8%; +-28 -5.6%, +-24 -6.1%,
- * +-17 -4.6%; 720p +-32 -5.4%, 2160p -5.8%), from 33 to 64 v26 (v16 with
- * KEYS_CHAIN: 1080p +-64 0.9069 against 0.9260, -2.1%). */
+ * KEYS_CHAIN's keys in blocks of 96 threads, no spills; built for 5
+ * blocks an SM, its 135 registers allow 4: ncu, thirty-eighth session)
+ * since the thirty-sixth session (validation36/c1, H100, 3 runs
+ * interleaved: 1080p +-32 0.2487 ms against v15's 0.2640, -5.8%; +-28
+ * -5.6%, +-24 -6.1%, +-17 -4.6%; 720p +-32 -5.4%, 2160p -5.8%), from 33
+ * to 64 v26 (v16 with KEYS_CHAIN: 1080p +-64 0.9069 against 0.9260,
+ * -2.1%).  Since the thirty-eighth session v31 (v24 with K = 5: 125
+ * registers, 5 blocks an SM) at the ranges where it was faster at both
+ * 1080p and 720p (validation38/c7, H100, 3 runs interleaved): +-17, 18,
+ * 19 -11% to -13%, +-24 -2.2% / -2.4%, +-27 -8.9% / -9.1%; v24 at the
+ * others (v31 +12% / +13% at +-23, +0.8% to +3.8% at 20, 26, 28-31,
+ * within 2% either way at 21, 22, 25, 32). */
+#define K5_RANGES ((1u << 17) | (1u << 18) | (1u << 19) | (1u << 24) | (1u << 27))
 extern "C" int cme_cuda_variant_default( int range )
 {
-    return range <= 3 ? 6 : range <= 16 ? 14 : range <= 32 ? 24 : range <= 64 ? 26 : range <= 120 ? 4 : 17;
+    return range <= 3 ? 6 : range <= 16 ? 14 : range <= 32 ? (K5_RANGES >> range & 1 ? 31 : 24) :
+           range <= 64 ? 26 : range <= 120 ? 4 : 17;
 }
 
 /* row_keys() (CH: row_keys_chain(), its block columns 0 and 2 summed
