@@ -1385,7 +1385,7 @@ static const variant_t variants[] =
  * 19 -11% to -13%, +-24 -2.2% / -2.4%, +-27 -8.9% / -9.1%; v24 at the
  * others (v31 +12% / +13% at +-23, +0.8% to +3.8% at 20, 26, 28-31,
  * within 2% either way at 21, 22, 25, 32). */
-#define K5_RANGES ((1u << 17) | (1u << 18) | (1u << 19) | (1u << 24) | (1u << 27))
+#define K5_RANGES ((1ull << 17) | (1ull << 18) | (1ull << 19) | (1ull << 24) | (1ull << 27))   /* bit r: range r (up to 32: 64 bits) */
 extern "C" int cme_cuda_variant_default( int range )
 {
     return range <= 3 ? 6 : range <= 16 ? 14 : range <= 32 ? (K5_RANGES >> range & 1 ? 31 : 24) :
