@@ -17,7 +17,7 @@ tests/tools/bench_interleaved.sh "$B" "$OUT" 3 720p:32:24: 720p:32:31: 720p:32:3
 echo "bench done $(( $(date +%s) - t00 )) s" >> "$OUT/times.txt"
 cat "$OUT/bench.md"
 OUT="$L" tests/device.sh data > "$L/data.log" 2>&1
-CUDA_ME_REQUIRE_GPU=1 CK_RUN_SUITE=gpu CK_RUN_CASE=gpu timeout 175 build/tests/test_cuda_me_static > "$L/unit_gpu.log" 2>&1
+CUDA_ME_TEST_DATA=$PWD/build/data CUDA_ME_REQUIRE_GPU=1 CK_RUN_SUITE=gpu CK_RUN_CASE=gpu timeout 175 build/tests/test_cuda_me_static > "$L/unit_gpu.log" 2>&1
 echo "gpu/gpu rc $? $(( $(date +%s) - t00 )) s" >> "$OUT/times.txt"
 grep -hE "Checks|:[FE]:" "$L/unit_gpu.log" 2>/dev/null | head -30 >> "$OUT/times.txt"
 tar cJf "$OUT/logs.tar.xz" -C "$OUT" logs raw.txt && rm -rf "$L" "$OUT/raw.txt"
