@@ -238,10 +238,6 @@ static __host__ __device__ __forceinline__ int row_words( int wx )
 #define BULK (CUDART_VERSION >= 12000)   /* tensor maps: CUDA 12 */
 #endif
 #define TMA_BOX_MAX 256
-/* The kernels' X: bit 0 the tensor copy (BULK), bit 1 the runs handed out
- * as the warps come for them (search_mb()) */
-#define X_BULK 1
-#define X_DYN 2
 #define BULK_S( s ) (BULK && (s) > 0 && (s) <= TMA_BOX_MAX)
 /* after the window (search_geom_t.keytab): the key tables of step 1a',
  * search_geom_t.keyrows words for the rows of the block's runs, then one
@@ -826,10 +822,6 @@ static __device__ __forceinline__ void sk_finish( const cme_launch_t &a, const s
 #define SK_IT 1
 #define SK_W0 2
 #define SK_W1 3
-/* X_DYN: the counter of a macroblock's chunks of runs handed out (after SK's words) */
-#define SMEM_DYN( np ) (SMEM_BAR( np ) + 7)
-static_assert( SMEM_DYN( CUDA_ME_NPART ) < SMEM_WIN( CUDA_ME_NPART ) &&
-               SMEM_DYN( CUDA_ME_NPART_8x8 ) < SMEM_WIN( CUDA_ME_NPART_8x8 ), "SMEM_DYN overlaps the window" );
 
 /* SK: the runs u0 .. u1 - 1 of macroblock mb that are the block's, and
  * whether the macroblock is split (sk_finish()'s split, 0: whole). */
@@ -846,29 +838,6 @@ static __device__ __forceinline__ int sk_piece( const int R, const volatile uint
  * of search_kernel (SK 0); SK 1: the block's current macroblock and its
  * piece (sk_piece(); the arguments unused).  Returns 1 where it searched
  * (copied a window), 0 where the piece has no runs. */
-/* X_DYN: the lane's run in the warp's next chunk k of 32 (lane 0 takes k
- * from the counter ctr; first: the lane's run in chunk 0), (g, c) moved on
- * from run u's without a division (the chunks the other warps took in
- * between are few). */
-static __device__ __forceinline__ int dyn_next( const int u, uint32_t *ctr, const int first, int *g, int *c,
-                                                const int per )
-{
-    int k = 0;
-    if( !(threadIdx.x & 31) )
-        k = (int)atomicAdd( ctr, 1u );
-    k = __shfl_sync( 0xffffffffu, k, 0 );
-    const int nu = first + 32 * k, d = nu - u;
-    int cc = *c + d, gg = *g;
-    while( cc >= per )
-    {
-        cc -= per;
-        gg++;
-    }
-    *c = cc;
-    *g = gg;
-    return nu;
-}
-
 template<int NP, int K, int MINB, int KEYS, int S, int X, int SK>
 static __device__ __forceinline__ int search_mb( const cme_launch_t &a, const search_geom_t &geo, const tma_map_t &tm,
                                                   const int mb_arg, const int u0_arg, const int u1max_arg )
@@ -889,7 +858,7 @@ static __device__ __forceinline__ int search_mb( const cme_launch_t &a, const se
     int mb_x, mb_y;
     const cme_window_t w = cme_launch_window( a, mb, &mb_x, &mb_y );
     const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
-    const bool PAIR = KEYS == KEYS_PAIR, DYN = X & X_DYN;
+    const bool PAIR = KEYS == KEYS_PAIR;
     const int per = PAIR ? pair_count( wx ) : wx;   /* runs per run group (K window rows) */
     const bool HR = HROW( K, S );
     const int runs = run_total( per, wy, K, HR );
@@ -920,7 +889,7 @@ static __device__ __forceinline__ int search_mb( const cme_launch_t &a, const se
     const uint32_t s0 = (uint32_t)__cvta_generic_to_shared( s_win );
     const uint32_t bar = (uint32_t)__cvta_generic_to_shared( smem + SMEM_BAR( NP ) );
 #if __CUDA_ARCH__ >= 900
-    const bool bulk = (X & X_BULK) && BULK_S( S );
+    const bool bulk = X && BULK_S( S );
 #else
     const bool bulk = false;   /* never launched there (tma_map()) */
 #endif
@@ -1046,10 +1015,6 @@ static __device__ __forceinline__ int search_mb( const cme_launch_t &a, const se
      * then orders the copy's writes before every thread's reads */
     if( bulk && !t )
         tma_wait( bar, SK ? s_st[SK_IT] & 1 : 0 );
-    /* X_DYN: the warps have taken the first chunks (the next is nwarps) */
-    uint32_t *s_dyn = smem + SMEM_DYN( NP );
-    if( DYN && !t )
-        *s_dyn = (uint32_t)nt >> 5;
     __syncthreads();
 
     /* Steps 1b and 2a: this thread's runs u0 + t, u0 + t + nt, ...  Keys are
@@ -1061,21 +1026,13 @@ static __device__ __forceinline__ int search_mb( const cme_launch_t &a, const se
         best[p] = ~0u;
     /* run u = g * per + c: (g, c) advance by nt without a division; the
      * run's (first) window column is c, or pair_col( c ) with KEYS_PAIR */
-    const int dg = DYN ? 0 : (int)((unsigned)nt / (unsigned)per), dc = DYN ? 0 : nt - dg * per;
+    const int dg = (int)((unsigned)nt / (unsigned)per), dc = nt - dg * per;
     int g = (int)((unsigned)(u0 + t) / (unsigned)per), c = u0 + t - g * per;
     /* HROW: the full groups' runs end at ufull, the one-row runs start at ua */
     const int L = HR ? hrow_rows( wy, K ) : 0;
     const int ufull = L ? (wy / K) * per : u1, ua = L ? hrow_start( per, wy, K ) : u1;
-    /* X_DYN: the runs in chunks of 32, a warp's lane i taking run i of its
-     * chunk; warp w's first chunk is w (so its runs are u0 + t, as without
-     * X_DYN), its next one from the shared counter when it has searched
-     * one (dg = dc = 0 above: dyn_next() moves (g, c)).  The loop's test
-     * is the warp's (u - lane: the chunk's first run). */
-    for( int u = u0 + t; DYN ? u - (t & 31) < u1 : u < u1;
-         u = DYN ? dyn_next( u, s_dyn, u0 + (t & 31), &g, &c, per ) : u + nt )
+    for( int u = u0 + t; u < u1; u += nt )
     {
-        if( DYN && u >= u1 )   /* lanes past the runs in the last chunk */
-            continue;
         if( HR && u >= ua )   /* the same for the warp's 32 lanes */
         {
             int kr, col;
@@ -1197,12 +1154,8 @@ static __device__ __forceinline__ int search_mb( const cme_launch_t &a, const se
     return 1;
 }
 
-/* X & X_BULK (BULK_S( S ) only): the window is one tensor copy, by tm, the
- * tensor map of the launch's 4-byte plane (tma_map()); otherwise tm unused.
- * X & X_DYN: the runs handed out to the warps in chunks of 32 as they come
- * for them (a shared counter), not t, t + nt, ...: a warp the scheduler
- * serves less takes fewer, so the block's warps end together (the
- * thirty-eighth session: warps waiting at the barrier after the runs).
+/* X = 1 (BULK_S( S ) only): the window is one tensor copy, by tm, the
+ * tensor map of the launch's 4-byte plane (tma_map()); X = 0: tm unused.
  * Two kernels, not a branch: with both window paths in one kernel, v15's
  * spill grew from 60 to 108 bytes and its run loop took 6 more local
  * loads and stores a run. */
@@ -1233,7 +1186,7 @@ search_kernel_sk( const cme_launch_t a, const search_geom_t geo, const __grid_co
         s_st[SK_MB] = w0 / R;
         s_st[SK_IT] = 0;
 #if __CUDA_ARCH__ >= 900
-        if( (X & X_BULK) && BULK_S( S ) )
+        if( X && BULK_S( S ) )
             tma_init( (uint32_t)__cvta_generic_to_shared( smem + SMEM_BAR( NP ) ) );
 #endif
     }
@@ -1330,11 +1283,6 @@ typedef struct variant_t
                                                       KERNEL_SK( CUDA_ME_NPART, k, minb, keys, s, 0 ) }, \
                                                     { KERNEL_SK( CUDA_ME_NPART_8x8, k, minb, keys, s, BULK ), \
                                                       KERNEL_SK( CUDA_ME_NPART, k, minb, keys, s, BULK ) } }
-#define VARIANT_XD( keys, tag, k, minb, s ) \
-    { k, minb, keys, s, "dyn-" tag "K" #k "/" #minb, { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, X_DYN ), \
-                                                       KERNEL( CUDA_ME_NPART, k, minb, keys, s, X_DYN ) }, \
-                                                     { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, BULK | X_DYN ), \
-                                                       KERNEL( CUDA_ME_NPART, k, minb, keys, s, BULK | X_DYN ) } }
 static const variant_t variants[] =
 {
     VARIANT( KEYS_CLASSIC, "", 8, 3 ),      /* 0 */
@@ -1396,10 +1344,6 @@ static const variant_t variants[] =
      * ALU pipe the limit), faster at some ranges below (K5_RANGES) */
     VARIANT_X( KEYS_CHAIN, "chain-s80-", 5, 5, 80 ),   /* 31: default at +-17-19, 24, 27 */
     VARIANT( KEYS_CHAIN, "chain-", 5, 5 ),             /* 32: v31's fallback (wider windows) */
-    /* X_DYN (thirty-eighth session): v31 with a macroblock's runs handed
-     * out to the warps in chunks of 32 as they come for them (v24 with it
-     * lost 8-9%, 36 B of spills; v31 has registers to spare) */
-    VARIANT_XD( KEYS_CHAIN, "chain-s80-", 5, 5, 80 ),  /* 33 */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
