@@ -317,7 +317,7 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
             used = sk_keys;   /* the canaries from there on */
         }
         else
-            ck_assert_msg( nb > 0 && used == want, "%s: scratch: %zu keys written, not %zu (%d blocks per macroblock)",
+            ck_assert_msg( nb > 0 && used == want && want <= nkeys, "%s: scratch: %zu keys written, not %zu (%d blocks per macroblock)",
                            what, used, want, nb );
         ck_assert_msg( canary_intact( h_scratch + GUARD + used * sizeof(uint64_t), scratch - used * sizeof(uint64_t) ),
                        "%s: scratch: keys written after key %zu, which was not", what, used );
