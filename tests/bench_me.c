@@ -9,7 +9,7 @@
  * the vabsdiff4 peak measured on the same GPU.  Timing with CUDA events:
  * 3 warm-up runs, then the median of up to 25 runs.
  *
- *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] [-k N] [-C PCT] [-x] [-X] [-n] | -l
+ *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] [-k N] [-C PCT] [-x] [-X] [-n] [-b] | -l
  *     -q: fewer sizes and runs (-s: any size); -s/-r: one size (QCIF, CIF,
  *     720p, 1080p, 2160p, or WxH in multiples of 16)/range; -v: one variant of
  *     the mainline kernel only (no paper kernels); -t: x264's frame-thread
@@ -27,7 +27,13 @@
  *     copies of the windows, the same binary otherwise); -n: the kernel-only
  *     runs without the events between the steps (the call as the library
  *     makes it, cme_cuda_search(); measured: "total" the same either
- *     way, thirty-eighth session), the steps' lines then 0; -l: list the
+ *     way, thirty-eighth session), the steps' lines then 0; -b: each
+ *     kernel-only run queued behind an untimed launch of the same search,
+ *     so that its events time the GPU's work and not the host's launch
+ *     latency (on an idle stream the first event is stamped before the
+ *     host has submitted the kernel: 5-6 us, twenty-eighth session); the
+ *     launch's cost in a stream of launches, as the encoder makes them
+ *     for its references; -l: list the
  *     variants and exit.  The default variant of each range is
  *     marked '*'; "with xfers" is timed for it.
  * At the end, one table per frame size: total kernel ms per frame (median)
@@ -303,7 +309,7 @@ int main( int argc, char **argv )
 {
     const char *csv_path = NULL, *only_size = NULL;
     const char *clip = NULL;
-    int nomarks = 0, quick = 0, only_range = 0, only_variant = -1, mv_range_thread = 0, subpel = 0, subpel_parts = CUDA_ME_NPART_8x8;
+    int nomarks = 0, behind = 0, quick = 0, only_range = 0, only_variant = -1, mv_range_thread = 0, subpel = 0, subpel_parts = CUDA_ME_NPART_8x8;
     int xplane = 1, xrows = 1, carveout = -1;
     for( int i = 1; i < argc; i++ )
     {
@@ -352,6 +358,8 @@ int main( int argc, char **argv )
             xplane = 0;   /* windows from the plane itself (cme_launch_t.xref NULL) */
         else if( !strcmp( argv[i], "-n" ) )
             nomarks = 1;   /* no events between the steps (cme_cuda_search()'s call) */
+        else if( !strcmp( argv[i], "-b" ) )
+            behind = 1;   /* each timed launch queued behind an untimed one */
         else if( !strcmp( argv[i], "-X" ) )
             xrows = 0;    /* no tensor copies (cme_launch_t.i_xrows 0) */
         else if( !strcmp( argv[i], "-S" ) )
@@ -363,7 +371,7 @@ int main( int argc, char **argv )
         else
         {
             fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p|WxH] [-r range] [-v variant] "
-                     "[-t mv_range_thread] [-g threads,runs] [-k sk_blocks] [-C carveout_pct] [-x] [-X] | -l\n"
+                     "[-t mv_range_thread] [-g threads,runs] [-k sk_blocks] [-C carveout_pct] [-x] [-X] [-n] [-b] | -l\n"
                      "       %s -S [-s SIZE] [-p 9|41] [-c clip.y4m] [-q] [-o file.csv]\n", argv[0], argv[0] );
             return 2;
         }
@@ -574,7 +582,9 @@ int main( int argc, char **argv )
                 const int xfers = !paper && vi == vdef;
                 for( int r = -3; r < runs; r++ )
                 {
-                    /* kernel only */
+                    /* kernel only; -b: behind an untimed launch of the same */
+                    if( behind )
+                        CHECK( paper ? cme_cuda_search_paper( &l, st, NULL ) : cme_cuda_search( &l, st ) );
                     CHECK( cudaEventRecord( ev[0], st ) );
                     cudaEvent_t *marks = nomarks ? NULL : ev + 1;
                     CHECK( paper ? cme_cuda_search_paper( &l, st, marks ) : cme_cuda_search_marked( &l, st, marks ) );
