@@ -109,6 +109,14 @@ int cme_cuda_search_geometry( const cme_launch_t *l, int *threads, int *runs_per
  * benchmark's switch, not the library's. */
 void cme_cuda_geom_force( int nt, int u );
 
+/* For the benchmark: every later search_kernel block (not the stream-K
+ * ones) stamps CME_TRACE_WORDS words at buf + CME_TRACE_WORDS * (its
+ * blockIdx.y * gridDim.x + blockIdx.x): the global timer (ns) and its
+ * SM's clock64() at its start, the same at its end (after a barrier), and
+ * its SM; buf NULL: no stamps (the default).  Not thread-safe. */
+#define CME_TRACE_WORDS 5
+cudaError_t cme_cuda_trace( uint64_t *buf );
+
 /* Stream-K launches (the SK variants, me_cuda.cu's search_geom_t): the
  * blocks of l's launch, 0 where it is not one (a variant without SK, a
  * macroblock in more than one block, fewer than 2 macroblocks), and in

@@ -238,17 +238,6 @@ static __host__ __device__ __forceinline__ int row_words( int wx )
 #define BULK (CUDART_VERSION >= 12000)   /* tensor maps: CUDA 12 */
 #endif
 #define TMA_BOX_MAX 256
-/* The kernels' X: bit 0 the tensor copy (BULK), bit 1 the runs handed out
- * as the warps come for them (search_mb()) */
-#define X_BULK 1
-#define X_DYN 2
-/* bit 2: the window as two tensor copies of half its rows each (variant_t
- * .split; the launch's tensor map's box is half the window,
- * search_geom_t.winrows a multiple of 4 so that the second half starts
- * 128-byte aligned), each on its own mbarrier: the block's warps start on
- * the runs of the window's upper half while the lower half arrives, and
- * each thread waits for the lower half at its first run that reads it */
-#define X_SPLIT 4
 #define BULK_S( s ) (BULK && (s) > 0 && (s) <= TMA_BOX_MAX)
 /* after the window (search_geom_t.keytab): the key tables of step 1a',
  * search_geom_t.keyrows words for the rows of the block's runs, then one
@@ -833,14 +822,6 @@ static __device__ __forceinline__ void sk_finish( const cme_launch_t &a, const s
 #define SK_IT 1
 #define SK_W0 2
 #define SK_W1 3
-/* X_DYN: the counter of a macroblock's chunks of runs handed out (after SK's words) */
-#define SMEM_DYN( np ) (SMEM_BAR( np ) + 7)
-static_assert( SMEM_DYN( CUDA_ME_NPART ) < SMEM_WIN( CUDA_ME_NPART ) &&
-               SMEM_DYN( CUDA_ME_NPART_8x8 ) < SMEM_WIN( CUDA_ME_NPART_8x8 ), "SMEM_DYN overlaps the window" );
-/* X_SPLIT: the lower half's mbarrier (8 bytes, 8-byte aligned: SMEM_BAR() is even) */
-#define SMEM_BAR2( np ) (SMEM_BAR( np ) + 8)
-static_assert( SMEM_BAR2( CUDA_ME_NPART ) + 2 <= SMEM_WIN( CUDA_ME_NPART ) &&
-               SMEM_BAR2( CUDA_ME_NPART_8x8 ) + 2 <= SMEM_WIN( CUDA_ME_NPART_8x8 ), "SMEM_BAR2 overlaps the window" );
 
 /* SK: the runs u0 .. u1 - 1 of macroblock mb that are the block's, and
  * whether the macroblock is split (sk_finish()'s split, 0: whole). */
@@ -857,29 +838,6 @@ static __device__ __forceinline__ int sk_piece( const int R, const volatile uint
  * of search_kernel (SK 0); SK 1: the block's current macroblock and its
  * piece (sk_piece(); the arguments unused).  Returns 1 where it searched
  * (copied a window), 0 where the piece has no runs. */
-/* X_DYN: the lane's run in the warp's next chunk k of 32 (lane 0 takes k
- * from the counter ctr; first: the lane's run in chunk 0), (g, c) moved on
- * from run u's without a division (the chunks the other warps took in
- * between are few). */
-static __device__ __forceinline__ int dyn_next( const int u, uint32_t *ctr, const int first, int *g, int *c,
-                                                const int per )
-{
-    int k = 0;
-    if( !(threadIdx.x & 31) )
-        k = (int)atomicAdd( ctr, 1u );
-    k = __shfl_sync( 0xffffffffu, k, 0 );
-    const int nu = first + 32 * k, d = nu - u;
-    int cc = *c + d, gg = *g;
-    while( cc >= per )
-    {
-        cc -= per;
-        gg++;
-    }
-    *c = cc;
-    *g = gg;
-    return nu;
-}
-
 template<int NP, int K, int MINB, int KEYS, int S, int X, int SK>
 static __device__ __forceinline__ int search_mb( const cme_launch_t &a, const search_geom_t &geo, const tma_map_t &tm,
                                                   const int mb_arg, const int u0_arg, const int u1max_arg )
@@ -900,7 +858,7 @@ static __device__ __forceinline__ int search_mb( const cme_launch_t &a, const se
     int mb_x, mb_y;
     const cme_window_t w = cme_launch_window( a, mb, &mb_x, &mb_y );
     const int wx = w.x_max - w.x_min + 1, wy = w.y_max - w.y_min + 1;
-    const bool PAIR = KEYS == KEYS_PAIR, DYN = X & X_DYN, SPLIT = !SK && (X & X_SPLIT) && (X & X_BULK);
+    const bool PAIR = KEYS == KEYS_PAIR;
     const int per = PAIR ? pair_count( wx ) : wx;   /* runs per run group (K window rows) */
     const bool HR = HROW( K, S );
     const int runs = run_total( per, wy, K, HR );
@@ -931,7 +889,7 @@ static __device__ __forceinline__ int search_mb( const cme_launch_t &a, const se
     const uint32_t s0 = (uint32_t)__cvta_generic_to_shared( s_win );
     const uint32_t bar = (uint32_t)__cvta_generic_to_shared( smem + SMEM_BAR( NP ) );
 #if __CUDA_ARCH__ >= 900
-    const bool bulk = (X & X_BULK) && BULK_S( S );
+    const bool bulk = X && BULK_S( S );
 #else
     const bool bulk = false;   /* never launched there (tma_map()) */
 #endif
@@ -945,16 +903,7 @@ static __device__ __forceinline__ int search_mb( const cme_launch_t &a, const se
          * pixel (0,0)): no instructions but thread 0's, where the loads
          * below cost every warp ~185 at +-32 and waited behind the other
          * blocks' SADs on the ALU pipe (results/kernel_steps.md) */
-        if( !t && SPLIT )
-        {
-            /* two halves of geo.winrows / 2 rows (the tensor map's box) */
-            const int hb = geo.winrows >> 1;
-            tma_issue<1>( &tm, s0, bar, CME_PAD + x0 - off, CME_PAD + 16*mb_y + w.y_min + row_lo,
-                          (uint32_t)(hb * S * 4) );
-            tma_issue<1>( &tm, s0 + hb * S * 4, bar + 4 * (SMEM_BAR2( NP ) - SMEM_BAR( NP )), CME_PAD + x0 - off,
-                          CME_PAD + 16*mb_y + w.y_min + row_lo + hb, (uint32_t)(hb * S * 4) );
-        }
-        else if( !t )
+        if( !t )
             tma_issue<!SK>( &tm, s0, bar, CME_PAD + x0 - off, CME_PAD + 16*mb_y + w.y_min + row_lo,
                        (uint32_t)(geo.winrows * S * 4) );
         if( t < 16 )
@@ -1066,10 +1015,6 @@ static __device__ __forceinline__ int search_mb( const cme_launch_t &a, const se
      * then orders the copy's writes before every thread's reads */
     if( bulk && !t )
         tma_wait( bar, SK ? s_st[SK_IT] & 1 : 0 );
-    /* X_DYN: the warps have taken the first chunks (the next is nwarps) */
-    uint32_t *s_dyn = smem + SMEM_DYN( NP );
-    if( DYN && !t )
-        *s_dyn = (uint32_t)nt >> 5;
     __syncthreads();
 
     /* Steps 1b and 2a: this thread's runs u0 + t, u0 + t + nt, ...  Keys are
@@ -1081,34 +1026,17 @@ static __device__ __forceinline__ int search_mb( const cme_launch_t &a, const se
         best[p] = ~0u;
     /* run u = g * per + c: (g, c) advance by nt without a division; the
      * run's (first) window column is c, or pair_col( c ) with KEYS_PAIR */
-    const int dg = DYN ? 0 : (int)((unsigned)nt / (unsigned)per), dc = DYN ? 0 : nt - dg * per;
+    const int dg = (int)((unsigned)nt / (unsigned)per), dc = nt - dg * per;
     int g = (int)((unsigned)(u0 + t) / (unsigned)per), c = u0 + t - g * per;
     /* HROW: the full groups' runs end at ufull, the one-row runs start at ua */
     const int L = HR ? hrow_rows( wy, K ) : 0;
     const int ufull = L ? (wy / K) * per : u1, ua = L ? hrow_start( per, wy, K ) : u1;
-    /* X_SPLIT: a run reading window rows from hlim on (relative to row_lo)
-     * first waits for the lower half; hlim then out of reach */
-    const uint32_t bar2 = bar + 4 * (SMEM_BAR2( NP ) - SMEM_BAR( NP ));
-    int hlim = SPLIT ? geo.winrows >> 1 : 0;
-    /* X_DYN: the runs in chunks of 32, a warp's lane i taking run i of its
-     * chunk; warp w's first chunk is w (so its runs are u0 + t, as without
-     * X_DYN), its next one from the shared counter when it has searched
-     * one (dg = dc = 0 above: dyn_next() moves (g, c)).  The loop's test
-     * is the warp's (u - lane: the chunk's first run). */
-    for( int u = u0 + t; DYN ? u - (t & 31) < u1 : u < u1;
-         u = DYN ? dyn_next( u, s_dyn, u0 + (t & 31), &g, &c, per ) : u + nt )
+    for( int u = u0 + t; u < u1; u += nt )
     {
-        if( DYN && u >= u1 )   /* lanes past the runs in the last chunk */
-            continue;
         if( HR && u >= ua )   /* the same for the warp's 32 lanes */
         {
             int kr, col;
             const int rk = run_pos( u, per, wy, K, HR, &kr, &col ) - row_lo;
-            if( SPLIT && rk + 16 > hlim )
-            {
-                tma_wait( bar2, 0 );
-                hlim = 1 << 30;
-            }
             const uint32_t k1 = mad( s_rowkey[rk], geo.one, s_colkey[col] );
             search_run_fma<NP, 1, 1, S>( s_cur, s_win + rk * rowlen + col + off, rowlen, &k1, &k1,
                                          geo.key_scale, geo.one, best );
@@ -1133,11 +1061,6 @@ static __device__ __forceinline__ int search_mb( const cme_launch_t &a, const se
          * entries and the raster index */
         uint32_t kk[K], kkb[K];
         const int rk = r0 - row_lo;
-        if( SPLIT && rk + K + 15 > hlim )
-        {
-            tma_wait( bar2, 0 );
-            hlim = 1 << 30;
-        }
         if( KEY_TABLES( S ) )
         {
 #pragma unroll
@@ -1189,10 +1112,6 @@ static __device__ __forceinline__ int search_mb( const cme_launch_t &a, const se
         }
     }
 
-    /* X_SPLIT: the lower half landed before the block ends, also where no
-     * run read it (its shared memory is the next block's) */
-    if( SPLIT && !t && hlim != 1 << 30 )
-        tma_wait( bar2, 0 );
     /* Step 2b: all threads to 1.  Per warp, 32 lanes to 1 with one
      * instruction per partition; then the first NP threads take the minimum
      * over the warps. */
@@ -1235,21 +1154,45 @@ static __device__ __forceinline__ int search_mb( const cme_launch_t &a, const se
     return 1;
 }
 
-/* X & X_BULK (BULK_S( S ) only): the window is one tensor copy, by tm, the
- * tensor map of the launch's 4-byte plane (tma_map()); otherwise tm unused.
- * X & X_DYN: the runs handed out to the warps in chunks of 32 as they come
- * for them (a shared counter), not t, t + nt, ...: a warp the scheduler
- * serves less takes fewer, so the block's warps end together (the
- * thirty-eighth session: warps waiting at the barrier after the runs).
+/* X = 1 (BULK_S( S ) only): the window is one tensor copy, by tm, the
+ * tensor map of the launch's 4-byte plane (tma_map()); X = 0: tm unused.
  * Two kernels, not a branch: with both window paths in one kernel, v15's
  * spill grew from 60 to 108 bytes and its run loop took 6 more local
  * loads and stores a run. */
+/* cme_cuda_trace(): where search_kernel's blocks stamp their times (NULL:
+ * nowhere; the benchmark's, a constant read and a predicate a block) */
+static __constant__ uint64_t *c_trace;
+
+/* The block's stamp (CME_TRACE_WORDS words at block (x, y)'s place): the
+ * global timer (ns) and the SM's clock at its start, then at its end, and
+ * the SM it ran on. */
+static __device__ __forceinline__ void trace_stamp( const int end )
+{
+    uint64_t gt, clk = clock64();
+    uint32_t sm;
+    asm volatile( "mov.u64 %0, %%globaltimer;" : "=l"(gt) );
+    asm volatile( "mov.u32 %0, %%smid;" : "=r"(sm) );
+    uint64_t *e = c_trace + (size_t)CME_TRACE_WORDS * (blockIdx.y * gridDim.x + blockIdx.x);
+    e[2*end] = gt;
+    e[2*end + 1] = clk;
+    if( end )
+        e[4] = sm;
+}
+
 template<int NP, int K, int MINB, int KEYS, int S, int X>
 __global__ void __launch_bounds__( LB_THREADS( MINB ) ) __maxnreg__( LB_REGS( MINB ) )
 search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_constant__ tma_map_t tm )
 {
+    if( c_trace && !threadIdx.x )
+        trace_stamp( 0 );
     const int u0 = blockIdx.y * blockDim.x * geo.runs_per_thread;
     search_mb<NP, K, MINB, KEYS, S, X, 0>( a, geo, tm, blockIdx.x, u0, u0 + blockDim.x * geo.runs_per_thread );
+    if( c_trace )   /* the same for every thread */
+    {
+        __syncthreads();
+        if( !threadIdx.x )
+            trace_stamp( 1 );
+    }
 }
 
 /* Stream-K (see search_geom_t): block b's share of the frame's runs, its
@@ -1271,7 +1214,7 @@ search_kernel_sk( const cme_launch_t a, const search_geom_t geo, const __grid_co
         s_st[SK_MB] = w0 / R;
         s_st[SK_IT] = 0;
 #if __CUDA_ARCH__ >= 900
-        if( (X & X_BULK) && BULK_S( S ) )
+        if( X && BULK_S( S ) )
             tma_init( (uint32_t)__cvta_generic_to_shared( smem + SMEM_BAR( NP ) ) );
 #endif
     }
@@ -1346,7 +1289,6 @@ typedef struct variant_t
     const void *fn[2];           /* 9 and 41 partitions */
     const void *fx[2];           /* the same with the window as a tensor copy (BULK_S()), or NULL */
     const void *sk[2], *skx[2];  /* SK variants: search_kernel_sk's (fn, fx) where a macroblock is one block */
-    int split;                   /* fx copies the window in two halves (X_SPLIT) */
 } variant_t;
 
 #define KERNEL( np, k, minb, keys, s, x ) (const void*)search_kernel<np, k, minb, keys, s, x>
@@ -1369,17 +1311,6 @@ typedef struct variant_t
                                                       KERNEL_SK( CUDA_ME_NPART, k, minb, keys, s, 0 ) }, \
                                                     { KERNEL_SK( CUDA_ME_NPART_8x8, k, minb, keys, s, BULK ), \
                                                       KERNEL_SK( CUDA_ME_NPART, k, minb, keys, s, BULK ) } }
-#define VARIANT_XD( keys, tag, k, minb, s ) \
-    { k, minb, keys, s, "dyn-" tag "K" #k "/" #minb, { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, X_DYN ), \
-                                                       KERNEL( CUDA_ME_NPART, k, minb, keys, s, X_DYN ) }, \
-                                                     { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, BULK | X_DYN ), \
-                                                       KERNEL( CUDA_ME_NPART, k, minb, keys, s, BULK | X_DYN ) } }
-#define VARIANT_XS( keys, tag, k, minb, s ) \
-    { k, minb, keys, s, "half-" tag "K" #k "/" #minb, { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, 0 ), \
-                                                        KERNEL( CUDA_ME_NPART, k, minb, keys, s, 0 ) }, \
-                                                      { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, BULK | X_SPLIT ), \
-                                                        KERNEL( CUDA_ME_NPART, k, minb, keys, s, BULK | X_SPLIT ) }, \
-                                                      { NULL, NULL }, { NULL, NULL }, 1 }
 static const variant_t variants[] =
 {
     VARIANT( KEYS_CLASSIC, "", 8, 3 ),      /* 0 */
@@ -1441,17 +1372,6 @@ static const variant_t variants[] =
      * ALU pipe the limit), faster at some ranges below (K5_RANGES) */
     VARIANT_X( KEYS_CHAIN, "chain-s80-", 5, 5, 80 ),   /* 31: default at +-17-19, 24, 27 */
     VARIANT( KEYS_CHAIN, "chain-", 5, 5 ),             /* 32: v31's fallback (wider windows) */
-    /* X_DYN (thirty-eighth session): v31 with a macroblock's runs handed
-     * out to the warps in chunks of 32 as they come for them (v24 with it
-     * lost 8-9%, 36 B of spills; v31 has registers to spare) */
-    VARIANT_XD( KEYS_CHAIN, "chain-s80-", 5, 5, 80 ),  /* 33 */
-    /* X_SPLIT (thirty-ninth session): the window in two tensor copies, the
-     * runs of its upper half begun while the lower half arrives (v24 waited
-     * for its window in 6.7% of its warps' samples, validation38/c2) */
-    VARIANT_XS( KEYS_CHAIN, "chain-s80-", 6, 5, 80 ),   /* 34: v24's */
-    VARIANT_XS( KEYS_CHAIN, "chain-s80-", 5, 5, 80 ),   /* 35: v31's */
-    VARIANT_XS( KEYS_PAIR, "pair-s48-", 3, 4, 48 ),     /* 36: v14's */
-    VARIANT_XS( KEYS_CHAIN, "chain-s144-", 8, 3, 144 ), /* 37: v26's */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
@@ -1740,6 +1660,11 @@ static int raster_fits( const int *wxs, int nwx, int pb, int K, int pair )
 /* cme_cuda_geom_force(): a benchmark's fixed threads and runs per thread */
 static int force_nt, force_u;
 
+extern "C" cudaError_t cme_cuda_trace( uint64_t *buf )
+{
+    return cudaMemcpyToSymbol( c_trace, &buf, sizeof(buf) );
+}
+
 extern "C" void cme_cuda_geom_force( int nt, int u )
 {
     force_nt = nt > 0 && nt <= MAX_THREADS && !(nt & 31) && u > 0 ? nt : 0;
@@ -1811,9 +1736,7 @@ static search_geom_t search_geom( int mb_w, int mb_h, int range, int mv_range, i
     if( g.threads > LB_THREADS( v->minb ) )   /* a forced geometry the kernel cannot launch */
         g.nb = 0;
     const int per_block = g.threads * g.runs_per_thread;
-    int max_words = block_words( wxs, nwx, mwy, per_block, K, pair, S );
-    if( v->split && S )   /* X_SPLIT: two halves, the second 128-byte aligned (S a multiple of 16) */
-        max_words = (max_words + 4*S - 1) / (4*S) * (4*S);
+    const int max_words = block_words( wxs, nwx, mwy, per_block, K, pair, S );
     if( !raster_fits( wxs, nwx, per_block, K, pair ) )   /* a forced geometry, or none fits */
         g.nb = 0;
     g.runs = runs;
@@ -1986,7 +1909,6 @@ static int tma_map( const cme_launch_t *l, const variant_t *v, const search_geom
     static thread_local int n, next;
     if( !BULK_S( v->stride ) || !v->fx[0] || !l->i_xrows || !l->xref || !g->winrows || g->winrows > TMA_BOX_MAX || (l->i_pitch & 3) )
         return 0;
-    const int boxrows = v->split ? g->winrows / 2 : g->winrows;   /* X_SPLIT: the window's halves */
     const uint32_t *base = l->xref - ((size_t)CME_PAD * l->i_pitch + CME_PAD);
     if( (uintptr_t)base & 15 )
         return 0;
@@ -2014,20 +1936,20 @@ static int tma_map( const cme_launch_t *l, const variant_t *v, const search_geom
     {
         const tma_memo_t *m = &memo[i];
         if( m->base == base && m->pitch == l->i_pitch && m->rows == l->i_xrows && m->s == v->stride &&
-            m->boxrows == boxrows )
+            m->boxrows == g->winrows )
         {
             *map = m->map;
             return 1;
         }
     }
-    if( !tma_encode( map, base, l->i_pitch, l->i_xrows, v->stride, boxrows ) )
+    if( !tma_encode( map, base, l->i_pitch, l->i_xrows, v->stride, g->winrows ) )
         return 0;
     tma_memo_t *m = &memo[next];
     m->base = base;
     m->pitch = l->i_pitch;
     m->rows = l->i_xrows;
     m->s = v->stride;
-    m->boxrows = boxrows;
+    m->boxrows = g->winrows;
     m->map = *map;
     next = (next + 1) % TMA_MEMO;
     n = n < TMA_MEMO ? n + 1 : n;
@@ -2056,8 +1978,7 @@ static int check_launch_geom( const cme_launch_t *l, int want_vi )
         bad += g.winrows * S != win_words || (SMEM_WIN( l->i_parts ) * 4) % 128 ||
                SMEM_BAR( l->i_parts ) + 2 > SMEM_WIN( l->i_parts ) || SMEM_BAR( l->i_parts ) & 1 ||
                SMEM_BAR( l->i_parts ) < SMEM_RED + MAX_WARPS * l->i_parts ||
-               (want_vi >= 0 && g.winrows > TMA_BOX_MAX) ||
-               (v->split && ((g.winrows & 3) || (2 * S) % 32));   /* X_SPLIT: the lower half 128-byte aligned */
+               (want_vi >= 0 && g.winrows > TMA_BOX_MAX);
     int wxs[MAX_WSIZE], wys[MAX_WSIZE], nwx, nwy;
     window_sizes( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread,
                   wxs, &nwx, wys, &nwy );

@@ -9,7 +9,7 @@
  * the vabsdiff4 peak measured on the same GPU.  Timing with CUDA events:
  * 3 warm-up runs, then the median of up to 25 runs.
  *
- *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] [-k N] [-C PCT] [-x] [-X] [-n] [-b] | -l
+ *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] [-k N] [-C PCT] [-x] [-X] [-n] [-b] [-T FILE] | -l
  *     -q: fewer sizes and runs (-s: any size); -s/-r: one size (QCIF, CIF,
  *     720p, 1080p, 2160p, or WxH in multiples of 16)/range; -v: one variant of
  *     the mainline kernel only (no paper kernels); -t: x264's frame-thread
@@ -33,7 +33,12 @@
  *     latency (on an idle stream the first event is stamped before the
  *     host has submitted the kernel: 5-6 us, twenty-eighth session); the
  *     launch's cost in a stream of launches, as the encoder makes them
- *     for its references; -l: list the
+ *     for its references; -T FILE: after the timed runs, one more launch
+ *     (behind an untimed one) whose blocks stamp their start and end
+ *     (cme_cuda_trace(): global timer, SM clock, SM) into FILE, binary,
+ *     CME_TRACE_WORDS uint64 a block (tests/tools/trace_blocks.py reads
+ *     it; the last configuration run writes it: use with -s, -r, -v);
+ *     -l: list the
  *     variants and exit.  The default variant of each range is
  *     marked '*'; "with xfers" is timed for it.
  * At the end, one table per frame size: total kernel ms per frame (median)
@@ -307,7 +312,7 @@ static void bench_subpel( const char *size_name, int w, int h, const char *clip,
 
 int main( int argc, char **argv )
 {
-    const char *csv_path = NULL, *only_size = NULL;
+    const char *csv_path = NULL, *only_size = NULL, *trace_path = NULL;
     const char *clip = NULL;
     int nomarks = 0, behind = 0, quick = 0, only_range = 0, only_variant = -1, mv_range_thread = 0, subpel = 0, subpel_parts = CUDA_ME_NPART_8x8;
     int xplane = 1, xrows = 1, carveout = -1;
@@ -358,6 +363,8 @@ int main( int argc, char **argv )
             xplane = 0;   /* windows from the plane itself (cme_launch_t.xref NULL) */
         else if( !strcmp( argv[i], "-n" ) )
             nomarks = 1;   /* no events between the steps (cme_cuda_search()'s call) */
+        else if( !strcmp( argv[i], "-T" ) && i + 1 < argc )
+            trace_path = argv[++i];   /* the blocks' times of one more launch (cme_cuda_trace) */
         else if( !strcmp( argv[i], "-b" ) )
             behind = 1;   /* each timed launch queued behind an untimed one */
         else if( !strcmp( argv[i], "-X" ) )
@@ -371,7 +378,7 @@ int main( int argc, char **argv )
         else
         {
             fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p|WxH] [-r range] [-v variant] "
-                     "[-t mv_range_thread] [-g threads,runs] [-k sk_blocks] [-C carveout_pct] [-x] [-X] [-n] [-b] | -l\n"
+                     "[-t mv_range_thread] [-g threads,runs] [-k sk_blocks] [-C carveout_pct] [-x] [-X] [-n] [-b] [-T trace.bin] | -l\n"
                      "       %s -S [-s SIZE] [-p 9|41] [-c clip.y4m] [-q] [-o file.csv]\n", argv[0], argv[0] );
             return 2;
         }
@@ -625,6 +632,29 @@ int main( int argc, char **argv )
                             CHECK( cudaEventElapsedTime( &t[k][r], ev[k], ev[k+1] ) );
                     CHECK( cudaEventElapsedTime( &t[3][r], ev[0], ev[nk] ) );
 
+                }
+                if( trace_path && !paper )
+                {
+                    /* the blocks' stamps of one launch behind an untimed one */
+                    const int nblk = cme_cuda_search_blocks( &l ) * mb_w * mb_h;
+                    uint64_t *d_tr, *h_tr = malloc( (size_t)nblk * CME_TRACE_WORDS * sizeof(uint64_t) );
+                    CHECK( cudaMalloc( (void**)&d_tr, (size_t)nblk * CME_TRACE_WORDS * sizeof(uint64_t) ) );
+                    CHECK( cudaMemset( d_tr, 0, (size_t)nblk * CME_TRACE_WORDS * sizeof(uint64_t) ) );
+                    CHECK( cme_cuda_search( &l, st ) );
+                    CHECK( cme_cuda_trace( d_tr ) );
+                    CHECK( cme_cuda_search( &l, st ) );
+                    CHECK( cudaStreamSynchronize( st ) );
+                    CHECK( cme_cuda_trace( NULL ) );
+                    CHECK( cudaMemcpy( h_tr, d_tr, (size_t)nblk * CME_TRACE_WORDS * sizeof(uint64_t), cudaMemcpyDeviceToHost ) );
+                    FILE *f = h_tr ? fopen( trace_path, "wb" ) : NULL;
+                    if( !f || fwrite( h_tr, sizeof(uint64_t) * CME_TRACE_WORDS, nblk, f ) != (size_t)nblk || fclose( f ) )
+                    {
+                        fprintf( stderr, "bench_me: cannot write %s\n", trace_path );
+                        exit( 1 );
+                    }
+                    printf( "%-6s %5d v%d: %d blocks' stamps in %s\n", sizes[si].name, range, vi, nblk, trace_path );
+                    free( h_tr );
+                    CHECK( cudaFree( d_tr ) );
                 }
                 char vname[32];
                 if( paper )
