@@ -113,7 +113,9 @@ void cme_cuda_geom_force( int nt, int u );
  * ones) stamps CME_TRACE_WORDS words at buf + CME_TRACE_WORDS * (its
  * blockIdx.y * gridDim.x + blockIdx.x): the global timer (ns) and its
  * SM's clock64() at its start, the same at its end (after a barrier), and
- * its SM; buf NULL: no stamps (the default).  Not thread-safe. */
+ * its SM; buf NULL: no stamps (the default).  Only in builds with
+ * -DCME_TRACE=1 (./configure --extra-nvccflags=...; otherwise
+ * cudaErrorNotSupported for any buf but NULL).  Not thread-safe. */
 #define CME_TRACE_WORDS 5
 cudaError_t cme_cuda_trace( uint64_t *buf );
 

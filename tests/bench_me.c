@@ -35,7 +35,8 @@
  *     launch's cost in a stream of launches, as the encoder makes them
  *     for its references; -T FILE: after the timed runs, one more launch
  *     (behind an untimed one) whose blocks stamp their start and end
- *     (cme_cuda_trace(): global timer, SM clock, SM) into FILE, binary,
+ *     (cme_cuda_trace(): global timer, SM clock, SM; builds with
+ *     -DCME_TRACE=1 only, see configure) into FILE, binary,
  *     CME_TRACE_WORDS uint64 a block (tests/tools/trace_blocks.py reads
  *     it; the last configuration run writes it: use with -s, -r, -v);
  *     -l: list the
@@ -641,7 +642,14 @@ int main( int argc, char **argv )
                     CHECK( cudaMalloc( (void**)&d_tr, (size_t)nblk * CME_TRACE_WORDS * sizeof(uint64_t) ) );
                     CHECK( cudaMemset( d_tr, 0, (size_t)nblk * CME_TRACE_WORDS * sizeof(uint64_t) ) );
                     CHECK( cme_cuda_search( &l, st ) );
-                    CHECK( cme_cuda_trace( d_tr ) );
+                    const cudaError_t te = cme_cuda_trace( d_tr );
+                    if( te == cudaErrorNotSupported )
+                    {
+                        fprintf( stderr, "bench_me: -T needs the kernels built with -DCME_TRACE=1 "
+                                 "(./configure --extra-nvccflags=-DCME_TRACE=1)\n" );
+                        exit( 2 );
+                    }
+                    CHECK( te );
                     CHECK( cme_cuda_search( &l, st ) );
                     CHECK( cudaStreamSynchronize( st ) );
                     CHECK( cme_cuda_trace( NULL ) );
