@@ -1383,11 +1383,6 @@ static const variant_t variants[] =
      * ALU pipe the limit), faster at some ranges below (K5_RANGES) */
     VARIANT_X( KEYS_CHAIN, "chain-s80-", 5, 5, 80 ),   /* 31: default at +-17-19, 24, 27 */
     VARIANT( KEYS_CHAIN, "chain-", 5, 5 ),             /* 32: v31's fallback (wider windows) */
-    /* v24's keys in blocks of 4 warps, 3 an SM (thirty-ninth session): a
-     * block's time is 3 / 4 of v24's, so the launch's drain (the last
-     * blocks, 7.7 us of 720p +-32's 114: validation39/c2) should shrink */
-    VARIANT_X( KEYS_CHAIN, "chain-s80-", 6, 3, 80 ),   /* 33 */
-    VARIANT( KEYS_CHAIN, "chain-", 6, 3 ),             /* 34: v33's fallback */
 };
 #define NVARIANTS (int)(sizeof(variants) / sizeof(*variants))
 
