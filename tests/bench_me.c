@@ -28,7 +28,8 @@
  *     runs without the events between the steps (the call as the library
  *     makes it, cme_cuda_search(); measured: "total" the same either
  *     way, thirty-eighth session), the steps' lines then 0; -b: each
- *     kernel-only run queued behind an untimed launch of the same search,
+ *     kernel-only run (and the two candidates' pair) queued behind an
+ *     untimed launch of the same search,
  *     so that its events time the GPU's work and not the host's launch
  *     latency (on an idle stream the first event is stamped before the
  *     host has submitted the kernel: 5-6 us, twenty-eighth session); the
@@ -616,6 +617,8 @@ int main( int argc, char **argv )
                         l2.i_variant = -1;   /* as the library runs it: pass 2 with its range's default */
                         l2.out = d_out2;
                         l2.i_out_stride = 2 * parts;
+                        if( behind )   /* -b: behind an untimed single search, as the ratio's denominator */
+                            CHECK( cme_cuda_search( &l, st ) );
                         CHECK( cudaEventRecord( ev[3], st ) );
                         CHECK( cme_cuda_search( &l2, st ) );
                         CHECK( cme_cuda_search_pass2( &l2, d_centre2, st ) );
