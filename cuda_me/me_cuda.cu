@@ -1154,11 +1154,6 @@ static __device__ __forceinline__ int search_mb( const cme_launch_t &a, const se
     return 1;
 }
 
-/* X = 1 (BULK_S( S ) only): the window is one tensor copy, by tm, the
- * tensor map of the launch's 4-byte plane (tma_map()); X = 0: tm unused.
- * Two kernels, not a branch: with both window paths in one kernel, v15's
- * spill grew from 60 to 108 bytes and its run loop took 6 more local
- * loads and stores a run. */
 /* cme_cuda_trace(): where search_kernel's blocks stamp their times (NULL:
  * nowhere), in builds with CME_TRACE 1 only (./configure
  * --extra-nvccflags=-DCME_TRACE=1): with the stamps' code in, if unused,
@@ -1186,6 +1181,11 @@ static __device__ __forceinline__ void trace_stamp( const int end )
 }
 #endif
 
+/* X = 1 (BULK_S( S ) only): the window is one tensor copy, by tm, the
+ * tensor map of the launch's 4-byte plane (tma_map()); X = 0: tm unused.
+ * Two kernels, not a branch: with both window paths in one kernel, v15's
+ * spill grew from 60 to 108 bytes and its run loop took 6 more local
+ * loads and stores a run. */
 template<int NP, int K, int MINB, int KEYS, int S, int X>
 __global__ void __launch_bounds__( LB_THREADS( MINB ) ) __maxnreg__( LB_REGS( MINB ) )
 search_kernel( const cme_launch_t a, const search_geom_t geo, const __grid_constant__ tma_map_t tm )

@@ -641,9 +641,15 @@ int main( int argc, char **argv )
                 {
                     /* the blocks' stamps of one launch behind an untimed one */
                     const int nblk = cme_cuda_search_blocks( &l ) * mb_w * mb_h;
-                    uint64_t *d_tr, *h_tr = malloc( (size_t)nblk * CME_TRACE_WORDS * sizeof(uint64_t) );
-                    CHECK( cudaMalloc( (void**)&d_tr, (size_t)nblk * CME_TRACE_WORDS * sizeof(uint64_t) ) );
-                    CHECK( cudaMemset( d_tr, 0, (size_t)nblk * CME_TRACE_WORDS * sizeof(uint64_t) ) );
+                    const size_t tr_bytes = (size_t)nblk * CME_TRACE_WORDS * sizeof(uint64_t);
+                    uint64_t *d_tr, *h_tr = malloc( tr_bytes );
+                    if( !h_tr )
+                    {
+                        fprintf( stderr, "bench_me: out of memory for %d blocks' stamps\n", nblk );
+                        exit( 1 );
+                    }
+                    CHECK( cudaMalloc( (void**)&d_tr, tr_bytes ) );
+                    CHECK( cudaMemset( d_tr, 0, tr_bytes ) );
                     CHECK( cme_cuda_search( &l, st ) );
                     const cudaError_t te = cme_cuda_trace( d_tr );
                     if( te == cudaErrorNotSupported )
@@ -656,8 +662,8 @@ int main( int argc, char **argv )
                     CHECK( cme_cuda_search( &l, st ) );
                     CHECK( cudaStreamSynchronize( st ) );
                     CHECK( cme_cuda_trace( NULL ) );
-                    CHECK( cudaMemcpy( h_tr, d_tr, (size_t)nblk * CME_TRACE_WORDS * sizeof(uint64_t), cudaMemcpyDeviceToHost ) );
-                    FILE *f = h_tr ? fopen( trace_path, "wb" ) : NULL;
+                    CHECK( cudaMemcpy( h_tr, d_tr, tr_bytes, cudaMemcpyDeviceToHost ) );
+                    FILE *f = fopen( trace_path, "wb" );
                     if( !f || fwrite( h_tr, sizeof(uint64_t) * CME_TRACE_WORDS, nblk, f ) != (size_t)nblk || fclose( f ) )
                     {
                         fprintf( stderr, "bench_me: cannot write %s\n", trace_path );

@@ -59,6 +59,10 @@ def main():
         res_sm[s] += d
         most = max(most, res_sm[s])
     occ = int(sys.argv[2]) if len(sys.argv) > 2 else most
+    def busy(a, b):
+        """the blocks' time between times a and b, summed"""
+        return sum(max(0, min(rr[2] - t0, b) - max(rr[0] - t0, a)) for rr in recs)
+
     # the span against a launch of blocks that all take the middle's
     # duration on every slot (SMs x occ) from start to end:
     # span x slots = n x d_mid + sum(d - d_mid) + idle slot time
@@ -67,9 +71,7 @@ def main():
     d_mid = median(mid)
     extra = sum(d for _, d in dur) - n * d_mid
     last_start = starts[-1][0]
-    busy_after = sum(min(rr[2] - t0, span) - max(rr[0] - t0, last_start)
-                     for rr in recs if rr[2] - t0 > last_start)
-    idle_after = (span - last_start) * slots - busy_after
+    idle_after = (span - last_start) * slots - busy(last_start, span)
     idle_before = span * slots - sum(rr[2] - rr[0] for rr in recs) - idle_after
     print(f"middle block {d_mid / 1000:.2f} us; n x that / slots {n * d_mid / slots / 1000:.2f} us; the rest "
           f"{(span - n * d_mid / slots) / 1000:.2f} us = blocks longer than the middle's "
@@ -78,12 +80,7 @@ def main():
 
     def mean_resident(a, b):
         """mean blocks resident an SM between times a and b"""
-        tot = 0.0
-        for rr in recs:
-            s, e = max(rr[0] - t0, a), min(rr[2] - t0, b)
-            if e > s:
-                tot += e - s
-        return tot / ((b - a) * len(sms)) if b > a else 0
+        return busy(a, b) / ((b - a) * len(sms)) if b > a else 0
 
     print(f"resident an SM (of {occ}): first 5% of the span {mean_resident(0, 0.05 * span):.2f}, "
           f"middle {mean_resident(0.2 * span, 0.7 * span):.2f}, after the last start ({(span - last_start) / 1000:.2f} us) "
