@@ -9,7 +9,7 @@
  * the vabsdiff4 peak measured on the same GPU.  Timing with CUDA events:
  * 3 warm-up runs, then the median of up to 25 runs.
  *
- *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] [-k N] [-C PCT] [-x] [-X] [-n] [-b] [-T FILE] | -l
+ *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] [-k N] [-C PCT] [-x] [-X] [-n] [-b] [-P N] [-T FILE] | -l
  *     -q: fewer sizes and runs (-s: any size); -s/-r: one size (QCIF, CIF,
  *     720p, 1080p, 2160p, or WxH in multiples of 16)/range; -v: one variant of
  *     the mainline kernel only (no paper kernels); -t: x264's frame-thread
@@ -34,7 +34,13 @@
  *     latency (on an idle stream the first event is stamped before the
  *     host has submitted the kernel: 5-6 us, twenty-eighth session); the
  *     launch's cost in a stream of launches, as the encoder makes them
- *     for its references; -T FILE: after the timed runs, one more launch
+ *     for its references; -P N: also N searches queued over the
+ *     library's two job streams in turn (cuda.c's CME_STREAMS), each with
+ *     its own scratch and results, behind an untimed search: the span over
+ *     N, "streamed", what a search costs the encoder when its searches
+ *     queue (a launch's drain then overlaps the next one's first blocks,
+ *     as the library's streams let them: fortieth session); -T FILE:
+ *     after the timed runs, one more launch
  *     (behind an untimed one) whose blocks stamp their start and end
  *     (cme_cuda_trace(): global timer, SM clock, SM; builds with
  *     -DCME_TRACE=1 only, see configure) into FILE, binary,
@@ -317,7 +323,7 @@ int main( int argc, char **argv )
     const char *csv_path = NULL, *only_size = NULL, *trace_path = NULL;
     const char *clip = NULL;
     int nomarks = 0, behind = 0, quick = 0, only_range = 0, only_variant = -1, mv_range_thread = 0, subpel = 0, subpel_parts = CUDA_ME_NPART_8x8;
-    int xplane = 1, xrows = 1, carveout = -1;
+    int xplane = 1, xrows = 1, carveout = -1, pipe = 0;
     for( int i = 1; i < argc; i++ )
     {
         if( !strcmp( argv[i], "-o" ) && i + 1 < argc )
@@ -367,6 +373,15 @@ int main( int argc, char **argv )
             nomarks = 1;   /* no events between the steps (cme_cuda_search()'s call) */
         else if( !strcmp( argv[i], "-T" ) && i + 1 < argc )
             trace_path = argv[++i];   /* the blocks' times of one more launch (cme_cuda_trace) */
+        else if( !strcmp( argv[i], "-P" ) && i + 1 < argc )
+        {
+            pipe = atoi( argv[++i] );   /* N searches over two streams, per search */
+            if( pipe < 2 || pipe > 1000 )
+            {
+                fprintf( stderr, "bench_me: -P N: 2 to 1000 searches\n" );
+                return 2;
+            }
+        }
         else if( !strcmp( argv[i], "-b" ) )
             behind = 1;   /* each timed launch queued behind an untimed one */
         else if( !strcmp( argv[i], "-X" ) )
@@ -380,7 +395,7 @@ int main( int argc, char **argv )
         else
         {
             fprintf( stderr, "usage: %s [-o file.csv] [-q] [-s QCIF|CIF|720p|1080p|2160p|WxH] [-r range] [-v variant] "
-                     "[-t mv_range_thread] [-g threads,runs] [-k sk_blocks] [-C carveout_pct] [-x] [-X] [-n] [-b] [-T trace.bin] | -l\n"
+                     "[-t mv_range_thread] [-g threads,runs] [-k sk_blocks] [-C carveout_pct] [-x] [-X] [-n] [-b] [-P N] [-T trace.bin] | -l\n"
                      "       %s -S [-s SIZE] [-p 9|41] [-c clip.y4m] [-q] [-o file.csv]\n", argv[0], argv[0] );
             return 2;
         }
@@ -457,6 +472,14 @@ int main( int argc, char **argv )
     cudaEvent_t ev[5];
     for( int i = 0; i < 5; i++ )
         CHECK( cudaEventCreate( &ev[i] ) );
+    /* -P: the library's two job streams (cuda.c) and their end marks */
+    cudaStream_t pst[2] = { 0, 0 };
+    cudaEvent_t pev[2];
+    for( int i = 0; pipe && i < 2; i++ )
+    {
+        CHECK( cudaStreamCreateWithFlags( &pst[i], cudaStreamNonBlocking ) );
+        CHECK( cudaEventCreateWithFlags( &pev[i], cudaEventDisableTiming ) );
+    }
 
     /* peak */
     uint32_t *d_sink;
@@ -586,7 +609,7 @@ int main( int argc, char **argv )
                 const int nk = paper ? 3 : 2;
                 static const char *knames[2][3] = { { "1+2 search", "3 reduce" }, { "1 sad", "2 merge", "3 reduce" } };
                 const int runs = quick ? 8 : 25;
-                float t[4][32], tt[32], t2[32];
+                float t[4][32], tt[32], t2[32], tp[32];
                 /* the library's path, timed for its default variant only */
                 const int xfers = !paper && vi == vdef;
                 for( int r = -3; r < runs; r++ )
@@ -636,6 +659,43 @@ int main( int argc, char **argv )
                             CHECK( cudaEventElapsedTime( &t[k][r], ev[k], ev[k+1] ) );
                     CHECK( cudaEventElapsedTime( &t[3][r], ev[0], ev[nk] ) );
 
+                }
+                if( pipe && !paper )
+                {
+                    /* -P N: N searches queued over the library's job streams
+                     * (cuda.c: CME_STREAMS = 2, a job on each in turn), each
+                     * stream its own scratch and results as there, behind an
+                     * untimed search; per search: the span / N */
+                    uint64_t *d_scr2;
+                    cuda_me_result_t *d_outp;
+                    CHECK( cudaMalloc( (void**)&d_scr2, scratch ) );
+                    CHECK( cudaMalloc( (void**)&d_outp, out_bytes ) );
+                    cme_launch_t lp[2] = { l, l };
+                    lp[1].blk_keys = d_scr2;
+                    lp[1].out = d_outp;
+                    for( int r = -3; r < runs; r++ )
+                    {
+                        CHECK( cme_cuda_search( &l, st ) );
+                        CHECK( cudaEventRecord( ev[0], st ) );
+                        for( int s = 0; s < 2; s++ )
+                            CHECK( cudaStreamWaitEvent( pst[s], ev[0], 0 ) );
+                        for( int j = 0; j < pipe; j++ )
+                            CHECK( cme_cuda_search( &lp[j & 1], pst[j & 1] ) );
+                        for( int s = 0; s < 2; s++ )
+                        {
+                            CHECK( cudaEventRecord( pev[s], pst[s] ) );
+                            CHECK( cudaStreamWaitEvent( st, pev[s], 0 ) );
+                        }
+                        CHECK( cudaEventRecord( ev[1], st ) );
+                        CHECK( cudaEventSynchronize( ev[1] ) );
+                        if( r >= 0 )
+                        {
+                            CHECK( cudaEventElapsedTime( &tp[r], ev[0], ev[1] ) );
+                            tp[r] /= pipe;
+                        }
+                    }
+                    CHECK( cudaFree( d_scr2 ) );
+                    CHECK( cudaFree( d_outp ) );
                 }
                 if( trace_path && !paper )
                 {
@@ -705,6 +765,16 @@ int main( int argc, char **argv )
                     if( skn )
                         printf( ", stream-K in %d blocks", skn );
                     printf( "\n" );
+                }
+                if( pipe && !paper )
+                {
+                    stat_t s = stat_of( tp, runs );
+                    printf( "%-6s %5d %-14s %-12s %10.4f %10.4f %10.2f %8.1f\n", sizes[si].name, range, vname, "streamed",
+                            s.med, s.min, absdiffs / (s.med * 1e-3) * 1e-12, 100. * absdiffs / (s.med * 1e-3) / peak );
+                    if( csv )
+                        fprintf( csv, "%s,%d,%d,%d,%d,%s,%s,%.5f,%.5f,%.0f,%.4f,%.2f\n", sizes[si].name, w, h, range, parts, vname,
+                                 "streamed", s.med, s.min, absdiffs, absdiffs / (s.med * 1e-3) * 1e-12,
+                                 100. * absdiffs / (s.med * 1e-3) / peak );
                 }
                 if( xfers )
                 {
