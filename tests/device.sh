@@ -5,8 +5,8 @@
 #   data        decodes the test clips with OpenCV (no FFmpeg there)
 #   unit        unit tests, CUDA_ME_REQUIRE_GPU=1
 #   sanitize    compute-sanitizer memcheck, racecheck, synccheck (SANITIZE_TOOLS:
-#               some of them; SANITIZE_TIMEOUT: each one's limit [200 s]:
-#               racecheck ran past 200 s on an H100, session 40)
+#               some of them; SANITIZE_TIMEOUT: each one's limit [320 s]:
+#               racecheck takes about 240 s on an H100, session 40)
 #   bench       kernel benchmark
 #   e2e         tests/e2e.sh GPU=1 with E2E_DECODE=defer: $OUT/e2e-gpu.tgz
 #               holds the streams and NAME.rec.md5; on a machine with FFmpeg:
@@ -82,7 +82,7 @@ sanitize)
         sec "compute-sanitizer $tool"
         level=1; [ "$tool" = memcheck ] || level=2
         CK_FORK=no CK_RUN_SUITE=gpu CUDA_ME_SANITIZE=$level CUDA_ME_REQUIRE_GPU=1 \
-            timeout "${SANITIZE_TIMEOUT:-200}" compute-sanitizer --tool "$tool" --error-exitcode 9 "$T" > "$OUT/sanitize-$tool.log" 2>&1
+            timeout "${SANITIZE_TIMEOUT:-320}" compute-sanitizer --tool "$tool" --error-exitcode 9 "$T" > "$OUT/sanitize-$tool.log" 2>&1
         rc=$?
         tail -4 "$OUT/sanitize-$tool.log"
         verdict $rc "compute-sanitizer $tool"
