@@ -11,7 +11,7 @@
                               at --preset medium, same clip and threads
 
     plot.py OUTDIR                  (results/run.sh's OUTDIR)
-    plot.py OUTDIR FILE.csv ...     (results/bench_encode.sh CSVs; run
+    plot.py OUTDIR FILE.csv ...     (other runs' encodes; run
                                      tables.py table2 OUTDIR FILE.csv ... first)"""
 import os
 import sys
@@ -24,9 +24,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tables import NAMES, ORDER, PIXELS, PRESETS, RES, bd, num, rd_points, rd_rows, read_csv, t2_runs  # noqa: E402
 
-COLORS = {'stock': 'gray', 'stock_mvt64': 'black', 'gpu': 'tab:green', 'gpu_r64': 'tab:blue', 'esa64': 'tab:red',
-          'gpu_repl64': 'tab:cyan', 'gpu_cand64': 'tab:purple'}
-MARKS = {'medium': 'o', 'slow': 's', 'veryslow': '^'}
+COLORS = {'stock': 'gray', 'stock_mvt64': 'black', 'auto': 'tab:orange', 'gpu': 'tab:green', 'gpu_r64': 'tab:blue',
+          'esa64': 'tab:red'}
+MARKS = {'medium': 'o', 'slow': 's', 'slower': 'D', 'veryslow': '^'}
 
 
 def speedup(outdir, plots):
@@ -148,7 +148,7 @@ def table2_plots(outdir, plots, files):
                                         textcoords='offset points', color=COLORS.get(c))
                             continue
                         ax.scatter(f, b, marker=MARKS.get(p, 'x'), color=COLORS.get(c), s=40, zorder=3)
-                        if p not in MARKS:   # the other presets by name (issue 12's frontier: ultrafast..veryslow)
+                        if p not in MARKS:   # the other presets by name (ultrafast..fast)
                             ax.annotate(p, (f, b), fontsize=6, xytext=(3, 3), textcoords='offset points',
                                         color=COLORS.get(c))
             ax.axhline(0, color='k', lw=.5)

@@ -1,176 +1,163 @@
 #!/bin/bash
-# results/run.sh: the paper's Table 1 (motion-estimation time, CPU against
-# GPU, per resolution), Table 2 (whole-encoder fps and BD-rate) and the
-# plots, on the GPU machine, with the binaries ./build.sh device built.
+# results/run.sh: regenerates results/current/ at one commit, on the GPU
+# host, with the binaries ./build.sh device made: tables (CSV and
+# Markdown), plots and machine.txt.
 #
-#   results/run.sh [OUTDIR] [table1] [table2] [plots] [startup] [concurrency] [multigpu]
-#                       (default OUTDIR results/h200; default sections: startup table1 table2 plots)
+#   results/run.sh [OUTDIR] [SECTION...]
 #
-# On the H200 machine the default (startup table1 table2 plots) took 482 s:
-# startup 19 s, table1 185 s, table2 272 s, plots 6 s (results/README.md).
-# Every section has a time budget; past it the
-# remaining encodes are skipped (listed as such in the CSVs and tables), so
-# one command never runs much past TOTAL_BUDGET (555 s) whatever the machine
-# (an encode running at the deadline gets 20 s more, then is killed).
+#   OUTDIR    default results/current; a section overwrites its own files,
+#             timing.csv and machine.txt gain a block per invocation
+#   SECTIONS  default: startup table1 table2 plots
+#     startup    what CUDA's start-up adds: a 2-frame 1080p and a 100-frame
+#                720p encode, stock / --gpu-me / the GPU forced
+#                (--gpu-me-range 32), interleaved repeats, medians
+#     table1     the paper's speed-up table: bench_me per frame size and
+#                range against x264's own search inside the encoder
+#     table2     the whole encoder: stock, stock --mvrange-thread 64,
+#                --mvrange-thread auto, --gpu-me; BD-rate over QP
+#                22/27/32/37, fps and wall clock (interleaved repeats)
+#     plots      speedup_vs_resolution.png, rd_*.png, fps_vs_bdrate.png
+#     corpus     (not yet) more clips than street
+#     throughput (not yet) many encodes per GPU and per host
+#
+# Every section has a time budget and the whole command one of
+# TOTAL_BUDGET (555 s), so that one invocation ends within 9.5 minutes:
+# past a budget the remaining encodes are skipped and listed as skipped in
+# the CSVs and tables (an encode running at the deadline gets 20 s more,
+# then is killed).  Each section writes its seconds to timing.csv.
+#
+# Dry run without a GPU (the C backend, QCIF/CIF, a few frames, 2 threads,
+# no bench_me unless T1_BENCH_CSV=FILE gives a stored bench_me CSV):
+#   QUICK=1 results/run.sh /tmp/out
 #
 # Environment (defaults in brackets):
-#   X264      the patched x264 [build/device/x264/x264]
-#   BENCH_ME  the kernel benchmark [build/bench/bench_me]; T1_BENCH_CSV=FILE
-#             uses a stored bench_me CSV instead of running it
-#   BACKEND   --gpu-me-backend [cuda]; c: the C reference (no GPU needed)
-#   QUICK=1   a CPU dry run of the whole pipeline: QCIF/CIF, a few frames,
-#             2 threads instead of 16, bench_me skipped unless T1_BENCH_CSV
-#   MANY      the "many threads" count [16]
-#   WORK=DIR  the work folder [build/results-work]; runs at the same time
-#             need one each (a table section empties its rows folder there)
-#   FRAMES=N  every encode N frames (the un-cut measurement: N=200; hours)
-#   TOTAL_BUDGET, T1_BUDGET, T2_BUDGET, PLOTS_BUDGET  seconds [555 300 540 60]
-#   T1_RES T1_RANGES T1_THREADS T1_METHODS T1_FRAMES_1 T1_FRAMES_MANY, T2_CLIPS T2_PRESETS
-#   T2_THREADS T2_QPS T2_SPEED_QP T2_REPEATS T2_CONFIGS T2_FRAMES_1 T2_FRAMES_MANY
-#   T2_QFRAMES_1 T2_QFRAMES_MANY (frames of the quality runs), T2_ESA_ALL=1 (esa64 at
-#   every preset, not medium only), CONC_RES.  Clips (T1_RES, T2_CLIPS): QCIF
-#   CIF 720p 1080p 2160p (street x2) 2160c (2160p's centre 1920x1080)
-#   CONC_N CONC_FRAMES CONC_CONFIGS CAP_PRESETS CAP_RANGES CAP_FRAMES, MG_N
-#   MG_FRAMES MG_CONFIGS:
-#             what runs (see the defaults below)
-#   CONC_BUDGET MG_BUDGET  seconds of the concurrency and multigpu sections [300 110]
-#   PYTHON    a python3 with numpy, cv2 and matplotlib [python3]
-#   CUDA_ME_COMMIT  the commit recorded [git describe --always --dirty]
-#   THREAD_LOAD=1  each table 2 speed run's per-thread CPU time
-#             (results/thread_load.py) in its logs as NAME.threads, summed up
-#             in OUT/threads_SECTION.txt
+#   X264        the patched x264 [build/device/x264/x264; QUICK: build/x264/x264]
+#   STOCK       stock x264 [build/device/x264-stock/x264; QUICK:
+#               build/x264-stock/x264, else X264 (without --gpu-me the
+#               patched x264 writes stock's bytes)]
+#   BENCH_ME    the kernel benchmark [build/bench/bench_me]
+#   BACKEND     cuda, or c (the C reference: no GPU needed) [cuda; QUICK: c]
+#   MANY        the thread count of the multi-threaded runs [16; QUICK: 2]
+#   WORK        work folder [build/results-work]; concurrent runs need one each
+#   T2_JOBS     table2's quality encodes at a time [CPUs / 4]
+#   PYTHON      a python3 with numpy, cv2 (the clips) and matplotlib (plots)
+#   CUDA_ME_COMMIT  the commit recorded where the host has no git
+#   TOTAL_BUDGET STARTUP_BUDGET T1_BUDGET T2_BUDGET PLOTS_BUDGET  seconds
+#               [555 40 150 340 20]
+#   STARTUP_CLIPS "RES:FRAMES ..." [1080p:2 720p:100]   STARTUP_REPEATS [5]
+#   T1_RES [1080p 2160p 720p CIF QCIF]  T1_RANGES [16 32]  T1_THREADS [1]
+#   T1_FRAMES "RES:N ..." [QCIF:100 CIF:100 720p:30 1080p:24 2160p:12]
+#   T2_CLIPS [1080p]  T2_PRESETS [medium slower]  T2_THREADS [MANY]
+#   T2_FRAMES "RES:N ..." [1080p:216]  T2_QPS [22 27 32 37]  T2_SPEED_QP [27]
+#   T2_REPEATS [3]  T2_CONFIGS [stock stock_mvt64 auto gpu]
+#   Configurations: stock, stock_mvtN (stock --mvrange-thread N), auto
+#   (patched --mvrange-thread auto, no GPU), gpu (patched --gpu-me), gpu_rN
+#   (--gpu-me --gpu-me-range N: the GPU forced on); CONFIG%--opt=value adds
+#   an x264 option, CONFIG@FILE runs CONFIG with another x264 binary.
+#   Clips: QCIF (bus), CIF (foreman), 720p (flower), 1080p (street, played
+#   forward and backward past its 54 frames), 2160p (street upscaled x2).
 set -u
 TOP="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$TOP" || exit 1
 QUICK="${QUICK:-0}"
-# shellcheck disable=SC2034  # X264_TREE: read by tests/lib.sh
-if [ "$QUICK" = 1 ]; then X264_TREE=x264; BACKEND="${BACKEND:-c}"; else X264_TREE=device/x264; fi
+# shellcheck disable=SC2034  # X264_TREE: read by tests/lib.sh (X264's default)
+if [ "$QUICK" = 1 ]; then X264_TREE=x264; else X264_TREE=device/x264; fi
 W="${WORK:-$TOP/build/results-work}"
-# shellcheck disable=SC1091  # enc (sets rc; ENC_TIMEOUT, ENC_DUMP) and x264_log_stats
+GIVEN_STOCK="${STOCK:-}"   # tests/lib.sh gives STOCK a default of its own
+# shellcheck disable=SC1091  # enc (sets rc), x264_log_stats, B (build/), D (clips)
 . "$TOP/tests/lib.sh"
 export ENC_DUMP=0
 
 RUN_CMD="results/run.sh $*"
-OUT="results/h200"
-case "${1:-}" in table1|table2|plots|startup|concurrency|multigpu|"") ;; *) OUT="$1"; shift ;; esac
+ALL_SECTIONS="startup table1 table2 plots corpus throughput"
+OUT="results/current"
+if [ $# -gt 0 ] && ! echo " $ALL_SECTIONS " | grep -q " $1 "; then OUT="$1"; shift; fi
 SECTIONS="${*:-startup table1 table2 plots}"
+for s in $SECTIONS; do
+    echo " $ALL_SECTIONS " | grep -q " $s " || { echo "results/run.sh: unknown section $s ($ALL_SECTIONS)" >&2; exit 2; }
+done
 mkdir -p "$OUT" "$W" || exit 1
 OUT="$(cd "$OUT" && pwd)"
 
-BACKEND="${BACKEND:-cuda}"
+if [ "$QUICK" = 1 ]; then
+    BACKEND="${BACKEND:-c}"; MANY="${MANY:-2}"
+    STOCK="${GIVEN_STOCK:-$B/x264-stock/x264}"; [ -x "$STOCK" ] || STOCK="$X264"
+else
+    BACKEND="${BACKEND:-cuda}"; MANY="${MANY:-16}"
+    STOCK="${GIVEN_STOCK:-$B/device/x264-stock/x264}"
+fi
 BENCH_ME="${BENCH_ME:-$B/bench/bench_me}"
-if [ "$QUICK" = 1 ]; then MANY="${MANY:-2}"; else MANY="${MANY:-16}"; fi
 NCPU="$(nproc 2>/dev/null || echo 2)"
 TOTAL_BUDGET="${TOTAL_BUDGET:-555}"
 
 # ------------------------------------------------------------ what runs
-# Frame counts: "RES:N ..." per resolution.  The un-cut measurement is 200
-# frames everywhere (FRAMES=200); these are cut to fit the time budget.
 if [ "$QUICK" = 1 ]; then
-    T1_RES="${T1_RES:-QCIF CIF}"; T1_FRAMES_1="${T1_FRAMES_1:-QCIF:8 CIF:6}"
-    T1_FRAMES_MANY="${T1_FRAMES_MANY:-QCIF:8 CIF:6}"
-    T2_CLIPS="${T2_CLIPS:-QCIF CIF}"; T2_PRESETS="${T2_PRESETS:-medium slow}"
-    T2_FRAMES_1="${T2_FRAMES_1:-QCIF:6 CIF:4}"; T2_FRAMES_MANY="${T2_FRAMES_MANY:-QCIF:6 CIF:4}"
-    T2_QFRAMES_1="${T2_QFRAMES_1:-QCIF:8 CIF:5}"
+    STARTUP_CLIPS="${STARTUP_CLIPS:-CIF:2 QCIF:8}"; STARTUP_REPEATS="${STARTUP_REPEATS:-2}"
+    T1_RES="${T1_RES:-QCIF CIF}"; T1_FRAMES="${T1_FRAMES:-QCIF:8 CIF:6}"
+    T2_CLIPS="${T2_CLIPS:-CIF}"; T2_PRESETS="${T2_PRESETS:-medium slower}"
+    T2_FRAMES="${T2_FRAMES:-CIF:6}"; T2_REPEATS="${T2_REPEATS:-2}"
 else
-    # ordered by priority: what is cut by the budget comes last
+    STARTUP_CLIPS="${STARTUP_CLIPS:-1080p:2 720p:100}"; STARTUP_REPEATS="${STARTUP_REPEATS:-5}"
+    # ordered by priority: what the budget cuts comes last
     T1_RES="${T1_RES:-1080p 2160p 720p CIF QCIF}"
-    T1_FRAMES_1="${T1_FRAMES_1:-QCIF:100 CIF:100 720p:30 1080p:24 2160p:12}"
-    T1_FRAMES_MANY="${T1_FRAMES_MANY:-QCIF:200 CIF:200 720p:100 1080p:100 2160p:40}"
-    T2_CLIPS="${T2_CLIPS:-1080p 720p CIF}"; T2_PRESETS="${T2_PRESETS:-medium slow veryslow}"
-    # speed runs (also the speed QP's point of the RD curves when the
-    # frames are the same); 1 thread: fewer frames for speed than for quality
-    T2_FRAMES_1="${T2_FRAMES_1:-CIF:40 720p:16 1080p:10}"
-    T2_FRAMES_MANY="${T2_FRAMES_MANY:-CIF:100 720p:50 1080p:40}"
-    T2_QFRAMES_1="${T2_QFRAMES_1:-CIF:80 720p:32 1080p:24}"
+    T1_FRAMES="${T1_FRAMES:-QCIF:100 CIF:100 720p:30 1080p:24 2160p:12}"
+    # 216 frames of 1080p: over the 400 Mpixels below which plain --gpu-me
+    # leaves an encode to x264 (CUDA's start-up would not pay)
+    T2_CLIPS="${T2_CLIPS:-1080p}"; T2_PRESETS="${T2_PRESETS:-medium slower}"
+    T2_FRAMES="${T2_FRAMES:-1080p:216}"; T2_REPEATS="${T2_REPEATS:-3}"
 fi
 T1_RANGES="${T1_RANGES:-16 32}"
-T1_PRESET="${T1_PRESET:-medium}"
-T1_THREADS="${T1_THREADS:-1 $MANY}"
-T1_METHODS="${T1_METHODS:-esa hex gpu}"
-T2_THREADS="${T2_THREADS:-$MANY 1}"
-T2_QFRAMES_MANY="${T2_QFRAMES_MANY:-$T2_FRAMES_MANY}"
+T1_THREADS="${T1_THREADS:-1}"
+T2_THREADS="${T2_THREADS:-$MANY}"
 T2_QPS="${T2_QPS:-22 27 32 37}"
 T2_SPEED_QP="${T2_SPEED_QP:-27}"
-T2_REPEATS="${T2_REPEATS:-3}"
-# 1-thread speed runs at a time, each pinned to its own CPU (1: one at a
-# time, unpinned; also without taskset)
-T2_PIN_JOBS="${T2_PIN_JOBS:-$(( NCPU / 2 ))}"
-command -v taskset >/dev/null 2>&1 || T2_PIN_JOBS=1
-T2_CONFIGS="${T2_CONFIGS:-stock stock_mvt64 gpu gpu_r64 esa64}"
-FULL_FRAMES=200
-# concurrency and multigpu (issue 16): 1080p, N encodes at once
-if [ "$QUICK" = 1 ]; then
-    CONC_RES="${CONC_RES:-CIF}"; CONC_N="${CONC_N:-1 2}"; CONC_FRAMES="${CONC_FRAMES:-6}"
-    CONC_CONFIGS="${CONC_CONFIGS:-medium:gpu superfast:gpu_r8 medium:stock capacity superfast:stock}"
-    CAP_RANGES="${CAP_RANGES:-4 8}"; CAP_FRAMES="${CAP_FRAMES:-6}"
-    MG_FRAMES="${MG_FRAMES:-6}"; MG_N="${MG_N:-2}"; MG_CONFIGS="${MG_CONFIGS:-superfast:gpu_r8}"
-else
-    CONC_RES="${CONC_RES:-1080p}"; CONC_N="${CONC_N:-1 2 4 8}"; CONC_FRAMES="${CONC_FRAMES:-200}"
-    CONC_CONFIGS="${CONC_CONFIGS:-medium:gpu superfast:gpu_r64 medium:stock capacity superfast:stock}"
-    CAP_RANGES="${CAP_RANGES:-16 32 64}"; CAP_FRAMES="${CAP_FRAMES:-100}"
-    MG_FRAMES="${MG_FRAMES:-200}"; MG_N="${MG_N:-2 4}"; MG_CONFIGS="${MG_CONFIGS:-superfast:gpu_r64 superfast:gpu_r128}"
-fi
-CAP_PRESETS="${CAP_PRESETS:-medium veryfast superfast}"
+T2_CONFIGS="${T2_CONFIGS:-stock stock_mvt64 auto gpu}"
 
-# the clips: resolution -> source in tests/data (2160p: the 1080p clip x2;
-# 2160c: the 2160p clip's centre 1920x1080, upscaled content at 1080p's size)
+# the clips: resolution -> name, source in tests/data, how it is made
 clip_name() { case "$1" in QCIF) echo bus_qcif ;; CIF) echo foreman_cif ;; 720p) echo flower_720p ;;
-              1080p) echo street_1080p ;; 2160p) echo street_2160p ;; 2160c) echo street_2160c ;;
-              *) return 1 ;; esac; }
+              1080p) echo street_1080p ;; 2160p) echo street_2160p ;; *) return 1 ;; esac; }
 clip_src() { case "$1" in QCIF) echo test_qcif_cabac.264 ;; CIF) echo BA1_FT_C.264 ;;
              720p) echo VID_1280x720_cabac_temporal_direct.264 ;;
-             1080p|2160p|2160c) echo VID_1920x1080_cabac_temporal_direct.264 ;; esac; }
-clip_make() { case "$1" in 2160p) echo --scale 2 ;; 2160c) echo --scale 2 --crop 1920x1080 ;; esac; }
+             1080p|2160p) echo VID_1920x1080_cabac_temporal_direct.264 ;; esac; }
+clip_make() { [ "$1" = 2160p ] && echo --scale 2; }
 
-# frames_of "RES:N ..." RES [veryslow]: N (halved for veryslow; FRAMES=N overrides)
-frames_of() {
+frames_of() {   # "RES:N ..." RES: N (FRAMES=N overrides every count)
     local n
     if [ -n "${FRAMES:-}" ]; then echo "$FRAMES"; return; fi
     # shellcheck disable=SC2086  # the spec splits into its words
     n="$(printf '%s\n' $1 | sed -n "s/^$2://p")"
-    n="${n:-$FULL_FRAMES}"
-    [ "${3:-}" = veryslow ] && n=$(( (n + 1) / 2 ))
-    echo "$n"
+    echo "${n:-100}"
 }
 
 BE_ARG=""
 [ "$BACKEND" = cuda ] || BE_ARG="--gpu-me-backend $BACKEND"
+# cfg_bin CONFIG: the binary a configuration runs; cfg_args CONFIG: its options
+cfg_bin() { case "$1" in stock|stock_mvt[0-9]*) echo "$STOCK" ;; *) echo "$X264" ;; esac; }
 cfg_args() {
     case "$1" in
-        stock)       echo "" ;;
-        # stock_mvtN: stock with the frame-thread MV limit N (the anchor: 64)
-        stock_mvt[0-9]*) echo "--mvrange-thread ${1#stock_mvt}" ;;
-        # plain --gpu-me with the thread MV limit fixed at N (not per frame)
-        gpu_mvt[0-9]*) echo "--gpu-me $BE_ARG --mvrange-thread ${1#gpu_mvt}" ;;
-        # plain --gpu-me as users type it (auto backend: CUDA on the GPU
-        # machine; it may decide not to use the GPU: see its info line)
-        gpu)         echo "--gpu-me $BE_ARG" ;;
-        gpu_adapt)   echo "--gpu-me $BE_ARG --gpu-me-mode adaptive" ;;
-        gpu_cand)    echo "--gpu-me $BE_ARG --gpu-me-mode cand" ;;
-        gpu_replace) echo "--gpu-me $BE_ARG --gpu-me-mode replace" ;;
-        # gpu_rN: the GPU forced on at range N (gpu_r64: whatever the frame size)
-        gpu_r[0-9]*) echo "--gpu-me $BE_ARG --gpu-me-range ${1#gpu_r}" ;;
-        gpu_adapt64) echo "--gpu-me $BE_ARG --gpu-me-range 64 --gpu-me-mode adaptive" ;;
-        # gpu_spN: plain --gpu-me with GPU sub-pel pruning at N per cent
-        # (gpu_sp0: without; plain gpu has --gpu-me-subpel auto since 4408a99:
-        # 20 at --ref 5..8, i.e. slow and slower; since patches/0027 at --ref
-        # 5 or more with --me dia/hex/umh, veryslow too)
-        gpu_sp[0-9]*) echo "--gpu-me $BE_ARG --gpu-me-subpel ${1#gpu_sp}" ;;
-        # gpu_splitN: plain --gpu-me with --gpu-me-split N (gpu_split0:
-        # without; plain gpu has --gpu-me-split auto since patches/0024: 10
-        # on frames of 1.5 Mpixels or more)
-        gpu_split[0-9]*) echo "--gpu-me $BE_ARG --gpu-me-split ${1#gpu_split}" ;;
-        esa64)       echo "--me esa --merange 64" ;;
-        *) echo "unknown config $1" >&2; exit 2 ;;
+        stock)            echo "" ;;
+        stock_mvt[0-9]*)  echo "--mvrange-thread ${1#stock_mvt}" ;;
+        auto)             echo "--mvrange-thread auto" ;;
+        gpu)              echo "--gpu-me $BE_ARG" ;;
+        gpu_r[0-9]*)      echo "--gpu-me $BE_ARG --gpu-me-range ${1#gpu_r}" ;;
+        *) echo "results/run.sh: unknown configuration $1" >&2; return 2 ;;
     esac
+}
+# CONFIG[%ARG...][@FILE] into T2P_CFG, T2P_EXTRA (x264 options), T2P_BIN
+t2_parse() {
+    local c="$1"
+    T2P_BIN=""; [ "${c#*@}" != "$c" ] && T2P_BIN="${c#*@}"
+    c="${c%%@*}"
+    T2P_EXTRA=""; [ "${c#*%}" != "$c" ] && T2P_EXTRA="$(echo "${c#*%}" | tr '%' ' ')"
+    T2P_CFG="${c%%\%*}"
+    [ -n "$T2P_BIN" ] || T2P_BIN="$(cfg_bin "$T2P_CFG")"
 }
 
 # ------------------------------------------------------------ machine
 PY="${PYTHON:-}"
 if [ -z "$PY" ]; then
     for p in python3 /usr/bin/python3; do
-        "$p" -c 'import numpy, cv2, matplotlib' 2>/dev/null && { PY="$p"; break; }
+        "$p" -c 'import numpy, cv2' 2>/dev/null && { PY="$p"; break; }
     done
     PY="${PY:-python3}"
 fi
@@ -178,8 +165,10 @@ csvsafe() { tr ',"\n' ';  ' | sed 's/ *$//'; }
 if [ "$BACKEND" = cuda ] && command -v nvidia-smi >/dev/null 2>&1; then
     GPU_NAME="$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | csvsafe)"
     GPU_DRIVER="$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1 | csvsafe)"
+    GPU_COUNT="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')"
+    CUDA_VER="$(nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -1)"
 else
-    GPU_NAME="none (backend $BACKEND)"; GPU_DRIVER="-"
+    GPU_NAME="none (backend $BACKEND)"; GPU_DRIVER="-"; GPU_COUNT=0; CUDA_VER="-"
 fi
 CPU_MODEL="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1 | csvsafe) x$NCPU"
 COMMIT="${CUDA_ME_COMMIT:-$(git -C "$TOP" describe --always --dirty --abbrev=7 2>/dev/null || echo unknown)}"
@@ -196,7 +185,7 @@ SEC_END=$DEADLINE
 left() { echo $(( SEC_END - $(now) )); }
 sec_begin() {   # NAME BUDGET
     SEC="$1"; SEC_BUDGET="$2"; SEC_T0=$(now); SKIPPED=0
-    LOGS="$OUT/logs_$SEC"; rm -rf "$LOGS"; mkdir -p "$LOGS"
+    LOGS="$OUT/logs_$SEC"; rm -rf "$LOGS" "$OUT/logs_$SEC.tgz"; mkdir -p "$LOGS"
     SEC_END=$(( SEC_T0 + SEC_BUDGET < DEADLINE ? SEC_T0 + SEC_BUDGET : DEADLINE ))
     echo
     echo "##### $SEC: budget $SEC_BUDGET s, $(left) s usable ($(date +%T), $((SEC_T0 - T_START)) s into the run)"
@@ -204,63 +193,43 @@ sec_begin() {   # NAME BUDGET
 sec_end() {
     local t=$(( $(now) - SEC_T0 ))
     echo "##### $SEC: $t s (budget $SEC_BUDGET s)$([ "$SKIPPED" -gt 0 ] && echo ", $SKIPPED encodes SKIPPED: over budget")"
-    [ -s "$OUT/timing.csv" ] || echo "section,budget_s,took_s,skipped_encodes,many_threads,$META_HDR,command" > "$OUT/timing.csv"
-    echo "$SEC,$SEC_BUDGET,$t,$SKIPPED,$MANY,$META,\"$RUN_CMD\"" >> "$OUT/timing.csv"
-    if ls "$LOGS"/*.threads > /dev/null 2>&1; then
-        "$PY" "$TOP/results/thread_load.py" summary "$LOGS"/*.threads > "$OUT/threads_$SEC.txt" 2>&1
-    fi
+    [ -s "$OUT/timing.csv" ] || echo "section,budget_s,took_s,skipped_encodes,$META_HDR,command" > "$OUT/timing.csv"
+    echo "$SEC,$SEC_BUDGET,$t,$SKIPPED,$META,\"$RUN_CMD\"" >> "$OUT/timing.csv"
     if [ -n "$(ls -A "$LOGS")" ]; then (cd "$OUT" && tar czf "logs_$SEC.tgz" "logs_$SEC"); fi
     rm -rf "$LOGS"
 }
 
 # ------------------------------------------------------------ encodes
-# x264_run NAME INPUT ARGS...: one encode (lib.sh's enc) unless the section
-# is out of time; sets R_RC (exit status, or "skipped"), R_WALL (s), R_CPU
-# (s of CPU, user + system: over R_WALL, how many cores the encode kept busy), R_CMD,
-# R_LOG.  The log is kept (OUT/logs_SECTION.tgz), the stream deleted
-# (kept with KEEP_264=1).
+# x264_run NAME BIN INPUT ARGS...: one encode (lib.sh's enc) unless the
+# section is out of time; sets R_RC (exit status, or "skipped"), R_WALL
+# (s), R_CPU (CPU s, user + system, all threads), R_CMD, R_LOG.  The log
+# goes into OUT/logs_SECTION.tgz, the stream is deleted.
 x264_run() {
-    local name="$1" in="$2" t0 t1; shift 2
+    local name="$1" bin="$2" in="$3" t0 t1; shift 3
     R_LOG="$LOGS/$name.log"
-    R_CMD="${ENC_PIN:+taskset -c $ENC_PIN }${ENC_ENV:+$ENC_ENV }$(rel "$X264") --no-progress $* -o $(rel "$W")/$name.264 $(rel "$in")"
+    R_CMD="$(rel "$bin") --no-progress $* -o $(rel "$W")/$name.264 $(rel "$in")"
     if [ "$(left)" -le 0 ]; then
         R_RC=skipped; R_WALL=""; R_CPU=""; echo "skipped (over budget)" > "$R_LOG"; return 1
     fi
-    # shellcheck disable=SC2034
+    # shellcheck disable=SC2034  # read by enc
     ENC_TIMEOUT=$(( $(left) + 20 ))
     t0=$(date +%s.%N)
-    # the encode's CPU time (user + system, x264's threads summed): bash's
-    # time keyword, on stderr of the group (enc sends x264's own to its log)
     local TIMEFORMAT='%3U %3S'
-    # THREAD_LOAD=1: each thread's CPU time too (results/thread_load.py), kept
-    # next to the log as NAME.threads
-    local tl=""
-    if [ "${THREAD_LOAD:-0}" = 1 ]; then
-        "$PY" "$TOP/results/thread_load.py" watch "/$name.264" "$LOGS/$name.threads" & tl=$!
-    fi
-    { time enc "$X264" "$name" "$in" "$@" ; } 2> "$W/$name.time"
-    [ -n "$tl" ] && wait "$tl"
-    # shellcheck disable=SC2154
+    { time enc "$bin" "$name" "$in" "$@" ; } 2> "$W/$name.time"
+    # shellcheck disable=SC2154  # rc: set by enc (tests/lib.sh)
     R_RC=$rc
     t1=$(date +%s.%N)
     R_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
     R_CPU=$(tail -n 1 "$W/$name.time" | awk 'NF == 2 { printf "%.3f", $1 + $2 }')
-    rm -f "$W/$name.time"
+    rm -f "$W/$name.time" "$W/$name.264"
     mv -f "$W/$name.log" "$R_LOG"
-    [ "${KEEP_264:-0}" = 1 ] || rm -f "$W/$name.264"
     [ "$R_RC" = 0 ] || { echo "  FAILED ($R_RC): $R_CMD"; tail -3 "$R_LOG" | sed 's/^/    /'; }
     [ "$R_RC" = 0 ]
 }
 
-# stats LOG: fps,kbps,psnr_y,ssim_db,gpu_wait_pct (lib.sh's x264_log_stats;
-# empty where the log has none)
+# stats LOG: fps,kbps,psnr_y,ssim_db,gpu_wait_pct (empty where the log has none)
 STATS_HDR="fps,kbps,psnr_y,ssim_db,gpu_wait_pct"
-stats() {
-    local s
-    s="$(x264_log_stats "$1" fps kbps psnr_y ssim_db gpu_wait_pct)"
-    case "$s" in *,*) ;; *) s="$(echo "$s" | tr -s ' \t' ',,')" ;; esac
-    echo "$s" | sed 's/^-,/,/; s/,-$/,/; :a; s/,-,/,,/; ta'
-}
+stats() { x264_log_stats "$1" fps kbps psnr_y ssim_db gpu_wait_pct; }
 
 # me_stats LOG: the --gpu-me-stats numbers (empty where absent)
 ME_HDR="me_searches,me_int_ms,me_int_ms_frame,me_sub_ms,me_sub_ms_frame,gpu_frames,gpu_pairs,gpu_search_ms_pair,gpu_search_ms_frame,gpu_upload_ms_frame,gpu_download_ms_pair,gpu_wait_ms,gpu_waits,gpu_busy_ms_frame,gpu_busy_pct,gpu_backend,gpu_device"
@@ -278,10 +247,10 @@ me_stats() {
 }
 
 # ------------------------------------------------------------ clips
-# clip RES FRAMES: path of a y4m of RES with at least FRAMES frames, made
-# when missing: decoded with OpenCV (tests/tools/decode_cv2.py), looped
-# forward and backward past the clip's end, 2160p upscaled
-# (results/y4m_clip.py).  Printed on stdout; messages on stderr.
+# clip RES FRAMES: a y4m of RES with at least FRAMES frames, made when
+# missing: decoded with OpenCV (tests/tools/decode_cv2.py; the GPU host has
+# no FFmpeg), played forward and backward past the clip's end, 2160p
+# upscaled (results/y4m_clip.py).  Its path on stdout, messages on stderr.
 DC="$D/results"
 clip() {
     local res="$1" n="$2" name src dec out
@@ -291,7 +260,6 @@ clip() {
     mkdir -p "$DC"
     src="$(clip_src "$res")"
     dec="$DC/${src%.*}.y4m"
-    # decoded: the first n frames (all when the clip has fewer)
     if [ ! -s "$dec" ] || [ "$(cat "$dec.asked" 2>/dev/null || echo 0)" -lt "$n" ]; then
         "$PY" "$TOP/tests/tools/decode_cv2.py" "$TOP/tests/data/$src" "$dec" "$n" >&2 || return 1
         echo "$n" > "$dec.asked"
@@ -302,24 +270,46 @@ clip() {
     echo "$out"
 }
 
-max_frames() {   # RES "SPEC"...: the most frames any of the specs asks of RES
-    local res="$1" m=0 f s; shift
-    for s in "$@"; do f=$(frames_of "$s" "$res"); [ "$f" -gt "$m" ] && m=$f; done
-    echo "$m"
+# ------------------------------------------------------------ startup
+# What --gpu-me adds to the wall clock of a short encode: stock x264,
+# plain --gpu-me (a 2-frame or 720p encode: x264 alone, the device not
+# opened) and the GPU forced on (--gpu-me-range 32: CUDA opens on its own
+# thread while x264 starts); the repeat loop outside the configuration
+# loop; medians.
+startup() {
+    sec_begin startup "${STARTUP_BUDGET:-40}"
+    local csv="$OUT/startup_runs.csv" spec res n rep c in bin
+    echo "config,res,frames,threads,repeat,rc,wall_s,cpu_s,fps,$META_HDR,command" > "$csv"
+    for spec in $STARTUP_CLIPS; do clip "${spec%%:*}" "${spec#*:}" > /dev/null || return 1; done
+    for rep in $(seq 1 "$STARTUP_REPEATS"); do
+        for spec in $STARTUP_CLIPS; do
+            res="${spec%%:*}"; n="${spec#*:}"; in="$DC/$(clip_name "$res").y4m"
+            for c in stock gpu gpu_r32; do
+                bin="$(cfg_bin "$c")"
+                # shellcheck disable=SC2046
+                x264_run "startup_${res}_${c}_$rep" "$bin" "$in" --preset medium --threads "$MANY" --frames "$n" $(cfg_args "$c")
+                [ "$R_RC" = skipped ] && SKIPPED=$((SKIPPED + 1))
+                echo "$c,$res,$n,$MANY,$rep,$R_RC,$R_WALL,$R_CPU,$(stats "$R_LOG" | cut -d, -f1),$META,\"$R_CMD\"" >> "$csv"
+            done
+        done
+    done
+    "$PY" "$TOP/results/tables.py" startup "$OUT" && cat "$OUT/startup.md"
+    sec_end
 }
 
 # ------------------------------------------------------------ Table 1
 T1_HDR="res,clip,preset,range,method,threads,frames,rc,wall_s,$STATS_HDR,$ME_HDR,$META_HDR,command"
 table1() {
-    sec_begin table1 "${T1_BUDGET:-300}"
-    local csv="$OUT/table1_runs.csv" res r t m f in name args
+    sec_begin table1 "${T1_BUDGET:-150}"
+    local csv="$OUT/table1_runs.csv" res r t m f in args
     echo "$T1_HDR" > "$csv"
-    # the kernels alone: bench_me, one reference, 41 partitions, per range
-    rm -f "$OUT"/bench_r*.csv
+    # the kernels alone: bench_me, every frame size, one reference, 41
+    # partitions with MV cost, per range
+    rm -f "$OUT"/bench_*.csv
     if [ -n "${T1_BENCH_CSV:-}" ]; then
         cp "$T1_BENCH_CSV" "$OUT/bench_given.csv" && echo "kernel times from $T1_BENCH_CSV (not measured in this run)"
-    elif [ "$QUICK" = 1 ] || [ "$BACKEND" != cuda ]; then
-        echo "bench_me skipped (QUICK=1 or BACKEND=$BACKEND): the kernel-only columns stay empty"
+    elif [ "$BACKEND" != cuda ]; then
+        echo "bench_me skipped (backend $BACKEND): the kernel columns stay empty"
     else
         for r in $T1_RANGES; do
             echo "bench_me -r $r ($(date +%T))"
@@ -328,22 +318,24 @@ table1() {
             grep -E "^# |\*|with xfers" "$LOGS/bench_r$r.txt" | head -20
         done
     fi
+    # x264's own search (esa, the preset's hex) and the GPU's, timed inside
+    # the encoder by --gpu-me-stats (the patched binary: without --gpu-me
+    # its encodes are stock's)
     for res in $T1_RES; do
-        in="$(clip "$res" "$(max_frames "$res" "$T1_FRAMES_1" "$T1_FRAMES_MANY")")" || continue
+        f=$(frames_of "$T1_FRAMES" "$res")
+        in="$(clip "$res" "$f")" || continue
         for t in $T1_THREADS; do
-            if [ "$t" = 1 ]; then f=$(frames_of "$T1_FRAMES_1" "$res"); else f=$(frames_of "$T1_FRAMES_MANY" "$res"); fi
             for r in $T1_RANGES; do
-                for m in $T1_METHODS; do
+                for m in esa hex gpu; do
                     case $m in
                         esa) args="--me esa --merange $r" ;;
                         hex) args="--merange $r" ;;
                         gpu) args="--gpu-me --gpu-me-backend $BACKEND --gpu-me-range $r" ;;
                     esac
-                    name="t1_${res}_r${r}_${m}_${t}t"
                     # shellcheck disable=SC2086
-                    x264_run "$name" "$in" --preset "$T1_PRESET" --qp 27 --threads "$t" --frames "$f" --gpu-me-stats $args
-                    echo "$res,$(clip_name "$res"),$T1_PRESET,$r,$m,$t,$f,$R_RC,$R_WALL,$(stats "$R_LOG"),$(me_stats "$R_LOG"),$META,\"$R_CMD\"" >> "$csv"
+                    x264_run "t1_${res}_r${r}_${m}_${t}t" "$X264" "$in" --preset medium --qp 27 --threads "$t" --frames "$f" --gpu-me-stats $args
                     [ "$R_RC" = skipped ] && SKIPPED=$((SKIPPED + 1))
+                    echo "$res,$(clip_name "$res"),medium,$r,$m,$t,$f,$R_RC,$R_WALL,$(stats "$R_LOG"),$(me_stats "$R_LOG"),$META,\"$R_CMD\"" >> "$csv"
                     [ "$R_RC" = 0 ] && printf '  %-6s +-%-3s %-3s %2s threads %4s frames: %8s ms/frame integer ME, %7s s\n' \
                         "$res" "$r" "$m" "$t" "$f" "$(me_stats "$R_LOG" | cut -d, -f3)" "$R_WALL"
                 done
@@ -356,140 +348,52 @@ table1() {
 
 # ------------------------------------------------------------ Table 2
 T2_HDR="clip,res,preset,threads,config,qp,frames,kind,repeat,rc,wall_s,cpu_s,$STATS_HDR,me_int_ms_frame,$META_HDR,command"
-t2_frames() {   # KIND THREADS RES PRESET: frames of a quality or speed run
-    local spec
-    case "$1.$2" in
-        speed.1)   spec="$T2_FRAMES_1" ;;
-        quality.1) spec="$T2_QFRAMES_1" ;;
-        speed.*)   spec="$T2_FRAMES_MANY" ;;
-        *)         spec="$T2_QFRAMES_MANY" ;;
-    esac
-    frames_of "$spec" "$3" "$4"
-}
-
-# A configuration CONFIG@FILE runs CONFIG with the x264 binary FILE (a
-# build with other compiled-in choices, side by side with the others);
-# CONFIG+VAR=VALUE (before any @FILE; several +s allowed) runs it with the
-# environment variable set (developer switches such as X264_GPU_ME_CANDS=1
-# or, with the experiment build, X264_LOOKAHEAD_MERANGE=16); CONFIG%ARG
-# (before any +; several %s allowed) adds ARG to x264's command line, in
-# the --name=value form (gpu%--lookahead-threads=4: an x264 option a
-# configuration does not set, A/B against the same configuration without).
-# CONFIG[%ARG...][+VAR=VALUE...][@FILE] into its parts: T2P_CFG (the name),
-# T2P_EXTRA (x264 arguments), T2P_ENVS (environment words), T2P_BIN.
-t2_parse() {
-    local c="$1" cfg
-    T2P_BIN="$X264"; [ "${c#*@}" != "$c" ] && T2P_BIN="${c#*@}"
-    cfg="${c%%@*}"
-    T2P_ENVS=""; [ "${cfg#*+}" != "$cfg" ] && T2P_ENVS="$(echo "${cfg#*+}" | tr '+' ' ')"
-    cfg="${cfg%%+*}"
-    T2P_EXTRA=""; [ "${cfg#*%}" != "$cfg" ] && T2P_EXTRA="$(echo "${cfg#*%}" | tr '%' ' ')"
-    T2P_CFG="${cfg%%\%*}"
-}
-
 t2_one() {   # KIND REPEAT RES PRESET THREADS CONFIG QP: one encode, one row in $T2_ROWS/
-    local kind="$1" rep="$2" res="$3" p="$4" t="$5" c="$6" q="$7" f in name bin cfg envs extra
-    f=$(t2_frames "$kind" "$t" "$res" "$p")
+    local kind="$1" rep="$2" res="$3" p="$4" t="$5" c="$6" q="$7" f in name
+    f=$(frames_of "$T2_FRAMES" "$res")
     in="$DC/$(clip_name "$res").y4m"
     t2_parse "$c"
-    bin="$T2P_BIN"; cfg="$T2P_CFG"; envs="$T2P_ENVS"; extra="$T2P_EXTRA"
-    name="t2_${res}_${p}_${t}t_$(echo "$c" | tr '@/.+=%' '______')_q${q}_${kind}${rep}"
-    # shellcheck disable=SC2046,SC2086  # the configuration's words
-    # THREAD_LOAD: the speed runs only (the quality runs share the machine)
-    THREAD_LOAD="$([ "$kind" = speed ] && echo "${THREAD_LOAD:-0}")" \
-    ENC_ENV="$envs" X264="$bin" x264_run "$name" "$in" --preset "$p" --qp "$q" --threads "$t" --frames "$f" --psnr --ssim --gpu-me-stats $(cfg_args "$cfg") $extra
+    name="t2_${res}_${p}_${t}t_$(echo "$c" | tr '@/.=%' '_____')_q${q}_${kind}${rep}"
+    # shellcheck disable=SC2046,SC2086
+    x264_run "$name" "$T2P_BIN" "$in" --preset "$p" --qp "$q" --threads "$t" --frames "$f" --psnr --ssim \
+        $([ "$T2P_BIN" = "$STOCK" ] || echo --gpu-me-stats) $(cfg_args "$T2P_CFG") $T2P_EXTRA
     echo "$(clip_name "$res"),$res,$p,$t,$c,$q,$f,$kind,$rep,$R_RC,$R_WALL,$R_CPU,$(stats "$R_LOG"),$(me_stats "$R_LOG" | cut -d, -f3),$META,\"$R_CMD\"" \
         > "$T2_ROWS/$name.csv"
 }
-
-t2_speed() {   # REPEAT RES PRESET THREADS CONFIG: a speed run, printed
-    t2_one speed "$1" "$2" "$3" "$4" "$5" "$T2_SPEED_QP"
-    [ "$R_RC" = 0 ] && printf '  %-6s %-8s %2s threads %-12s %7s fps %8s s%s\n' \
-        "$2" "$3" "$4" "$5" "$(stats "$R_LOG" | cut -d, -f1)" "$R_WALL" "${ENC_PIN:+ (CPU $ENC_PIN)}"
-    return 0
+t2_speed() {   # REPEAT: every clip, preset, thread count and configuration once, one at a time
+    local res p t c
+    echo "== speed at QP $T2_SPEED_QP, repeat $1 of $T2_REPEATS ($(date +%T), $(left) s left)"
+    for res in $T2_CLIPS; do for p in $T2_PRESETS; do for t in $T2_THREADS; do for c in $T2_CONFIGS; do
+        t2_one speed "$1" "$res" "$p" "$t" "$c" "$T2_SPEED_QP"
+        [ "$R_RC" = 0 ] && printf '  %-6s %-8s %2s threads %-28s %7s fps %8s s\n' \
+            "$res" "$p" "$t" "$c" "$(stats "$R_LOG" | cut -d, -f1)" "$R_WALL"
+    done; done; done; done
 }
-
-# pin_slot N: waits until one of N slots is free, sets PIN_SLOT to it
-# (slot k runs on CPU k * NCPU / N: every other CPU at N = NCPU / 2)
-PIN_PID=()
-pin_slot() {
-    local k
-    while :; do
-        for k in $(seq 0 $(( $1 - 1 ))); do
-            if [ -z "${PIN_PID[k]:-}" ] || ! kill -0 "${PIN_PID[k]}" 2>/dev/null; then
-                PIN_SLOT=$k; return
-            fi
-        done
-        wait -n
-    done
-}
-
-t2_configs() {   # PRESET THREADS: the configurations run (ESA: medium only;
-                 # --mvrange-thread 64 only with frame threads, at 1 thread it is stock)
-    local c
-    for c in $T2_CONFIGS; do
-        [ "$c" = esa64 ] && [ "$1" != medium ] && [ "${T2_ESA_ALL:-0}" != 1 ] && continue
-        [ "$c" = stock_mvt64 ] && [ "$2" = 1 ] && continue
-        echo "$c"
-    done
-}
-
-# A configuration's parts (t2_parse) checked before anything runs: a
-# known name, VAR=VALUE words after each +, --options after each %.  (An
-# x264 option after a + is run as a command by env and every encode of the
-# configuration fails: session 21, validation21/c02.sh.)
-t2_check_configs() {
-    local c w
-    for c in $T2_CONFIGS; do
-        t2_parse "$c"
-        for w in $T2P_ENVS; do
-            echo "$w" | grep -q '^[A-Za-z_][A-Za-z0-9_]*=' ||
-                { echo "results/run.sh: T2_CONFIGS: '$c': '$w' after + is not VAR=VALUE (x264 options go after %)" >&2; exit 2; }
-        done
-        for w in $T2P_EXTRA; do
-            [ "${w#--}" != "$w" ] ||
-                { echo "results/run.sh: T2_CONFIGS: '$c': '$w' after % is not an x264 --option" >&2; exit 2; }
-        done
-        ( cfg_args "$T2P_CFG" > /dev/null ) || exit 2
-    done
-}
-
 table2() {
-    t2_check_configs
-    sec_begin table2 "${T2_BUDGET:-540}"
-    local csv="$OUT/table2_runs.csv" res p t c q rep jobs pj
+    local c res p t q rep jobs csv="$OUT/table2_runs.csv"
+    for c in $T2_CONFIGS; do   # every configuration known before anything runs
+        t2_parse "$c"
+        cfg_args "$T2P_CFG" > /dev/null || exit 2
+        for q in $T2P_EXTRA; do [ "${q#--}" != "$q" ] || { echo "results/run.sh: T2_CONFIGS: '$c': '$q' after % is not an x264 --option" >&2; exit 2; }; done
+        [ -x "$T2P_BIN" ] || { echo "results/run.sh: T2_CONFIGS: '$c': no x264 at $T2P_BIN" >&2; exit 2; }
+    done
+    sec_begin table2 "${T2_BUDGET:-340}"
     T2_ROWS="$W/t2rows"; rm -rf "$T2_ROWS"; mkdir -p "$T2_ROWS"
-    for res in $T2_CLIPS; do
-        clip "$res" "$(max_frames "$res" "$T2_FRAMES_1" "$T2_FRAMES_MANY" "$T2_QFRAMES_1" "$T2_QFRAMES_MANY")" > /dev/null || return 1
-    done
-    for t in $T2_THREADS; do
-        # quality: every QP (but the speed runs' one when those have the
-        # same frames), several at a time (x264 is deterministic: the
-        # streams do not depend on the load)
-        if [ "$t" = 1 ]; then jobs=$NCPU; else jobs=$(( NCPU / 4 > 0 ? NCPU / 4 : 1 )); fi
-        echo "== $t thread(s): bitrate/PSNR at QP $T2_QPS (QP $T2_SPEED_QP from the speed runs when theirs are the same frames), $jobs encodes at a time ($(date +%T))"
-        for res in $T2_CLIPS; do for p in $T2_PRESETS; do for c in $(t2_configs "$p" "$t"); do for q in $T2_QPS; do
-            [ "$q" = "$T2_SPEED_QP" ] && [ "$(t2_frames quality "$t" "$res" "$p")" = "$(t2_frames speed "$t" "$res" "$p")" ] && continue
-            while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-            t2_one quality 0 "$res" "$p" "$t" "$c" "$q" &
-        done; done; done; done
-        wait
-        # speed: the repeat loop outside the configuration loop; with many
-        # threads one encode at a time; at 1 thread T2_PIN_JOBS encodes at a
-        # time, each pinned to its own CPU (the configurations of a row run
-        # side by side, under the same load)
-        pj=1; [ "$t" = 1 ] && [ "$T2_PIN_JOBS" -gt 1 ] && pj=$T2_PIN_JOBS
-        for rep in $(seq 1 "$T2_REPEATS"); do
-            echo "== $t thread(s): speed at QP $T2_SPEED_QP, repeat $rep of $T2_REPEATS, $pj at a time ($(date +%T), $(left) s left)"
-            for res in $T2_CLIPS; do for p in $T2_PRESETS; do for c in $(t2_configs "$p" "$t"); do
-                if [ "$pj" = 1 ]; then t2_speed "$rep" "$res" "$p" "$t" "$c"; continue; fi
-                pin_slot "$pj"
-                ENC_PIN=$(( PIN_SLOT * NCPU / pj )) t2_speed "$rep" "$res" "$p" "$t" "$c" &
-                PIN_PID[PIN_SLOT]=$!
-            done; done; done
-            wait
-        done
-    done
+    for res in $T2_CLIPS; do clip "$res" "$(frames_of "$T2_FRAMES" "$res")" > /dev/null || return 1; done
+    # the first speed repeat (also every RD curve's point at the speed QP),
+    # then the other QPs several at a time (x264 is deterministic: the
+    # streams do not depend on the load), then the other speed repeats:
+    # over budget, what is cut is the last repeats
+    t2_speed 1
+    jobs="${T2_JOBS:-$(( NCPU / 4 > 0 ? NCPU / 4 : 1 ))}"
+    echo "== bitrate and PSNR at QP $T2_QPS, $jobs encodes at a time ($(date +%T), $(left) s left)"
+    for res in $T2_CLIPS; do for p in $T2_PRESETS; do for t in $T2_THREADS; do for c in $T2_CONFIGS; do for q in $T2_QPS; do
+        [ "$q" = "$T2_SPEED_QP" ] && continue
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+        t2_one quality 0 "$res" "$p" "$t" "$c" "$q" &
+    done; done; done; done; done
+    wait
+    for rep in $(seq 2 "$T2_REPEATS"); do t2_speed "$rep"; done
     echo "$T2_HDR" > "$csv"
     cat "$T2_ROWS"/*.csv >> "$csv"
     SKIPPED=$(grep -c ',skipped,' "$csv")
@@ -497,204 +401,40 @@ table2() {
     sec_end
 }
 
-# ------------------------------------------------------------ start-up
-# What --gpu-me adds to the wall clock of a short encode (issue: "start-up
-# adds <= 0.1 s to a 100-frame 720p encode"): stock x264, plain --gpu-me
-# (which leaves 720p to x264), and the GPU forced on (--gpu-me-range 32: CUDA
-# opens on its own thread while x264 starts); interleaved repeats, medians.
-startup() {
-    sec_begin startup "${STARTUP_BUDGET:-60}"
-    local res="${STARTUP_RES:-720p}" n="${STARTUP_FRAMES:-100}" rep c in csv="$OUT/startup_runs.csv"
-    in="$(clip "$res" "$n")" || return 1
-    echo "config,res,frames,threads,repeat,rc,wall_s,fps,$META_HDR,command" > "$csv"
-    for rep in $(seq 1 "${STARTUP_REPEATS:-5}"); do
-        for c in stock gpu gpu_forced; do
-            case "$c" in stock) a="" ;; gpu) a="--gpu-me $BE_ARG" ;; gpu_forced) a="--gpu-me $BE_ARG --gpu-me-range 32" ;; esac
-            # shellcheck disable=SC2086
-            x264_run "startup_${c}_$rep" "$in" --preset medium --threads "$MANY" --frames "$n" $a
-            echo "$c,$res,$n,$MANY,$rep,$R_RC,$R_WALL,$(stats "$R_LOG" | cut -d, -f1),$META,\"$R_CMD\"" >> "$csv"
-        done
-    done
-    "$PY" - "$csv" "$OUT/startup.md" <<'PYEOF'
-import csv, statistics, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["rc"] == "0"]
-med = {c: statistics.median(float(r["wall_s"]) for r in rows if r["config"] == c)
-       for c in ("stock", "gpu", "gpu_forced") if any(r["config"] == c for r in rows)}
-n = {c: sum(r["config"] == c for r in rows) for c in med}
-with open(sys.argv[2], "w") as f:
-    f.write("| config | median wall clock (s) | added to stock (s) | runs |\n|---|---|---|---|\n")
-    for c, w in med.items():
-        f.write("| %s | %.3f | %+.3f | %d |\n" % (c, w, w - med.get("stock", w), n[c]))
-print(open(sys.argv[2]).read())
-PYEOF
-    sec_end
-}
-
-# ------------------------------------------------------------ many encodes at once
-# Issue 16: several encodes share one GPU (concurrency), and several GPUs
-# share the encodes of a host (multigpu).  Each batch starts N identical
-# encodes at once (--threads CORES/N each) and waits for all of them; every
-# stream's md5 is kept so the table can say whether concurrent outputs equal
-# the serial run of the same command (the same threads: x264's output depends
-# on its thread count).  nvidia-smi samples each GPU's utilisation meanwhile.
-CONC_HDR="section,kind,tag,preset,config,n,threads,instance,frames,rc,wall_s,batch_wall_s,smi_util,env,md5,$STATS_HDR,$ME_HDR,$META_HDR,command"
-
-# smi_start FILE / smi_stop: nvidia-smi's utilisation per GPU every 100 ms
-# (nothing without nvidia-smi or with another backend)
-SMI_PID=""
-smi_start() {
-    SMI_PID=""
-    [ "$BACKEND" = cuda ] && command -v nvidia-smi >/dev/null 2>&1 || return 0
-    nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 100 > "$1" 2>/dev/null &
-    SMI_PID=$!
-}
-smi_stop() {   # FILE: "gpu0:mean%;gpu1:mean%" over the samples taken
-    [ -n "$SMI_PID" ] && { kill "$SMI_PID" 2>/dev/null; wait "$SMI_PID" 2>/dev/null; }
-    [ -s "$1" ] || return 0
-    awk -F', *' 'NF == 2 && $2 ~ /^[0-9]+$/ { s[$1] += $2; n[$1]++ }
-                 END { for (g in s) printf "%sgpu%s:%.0f%%", (k++ ? ";" : ""), g, s[g] / n[g] }' "$1"
-}
-
-# batch KIND TAG PRESET CONFIG N THREADS IN FRAMES [ENV...]: N encodes at
-# once, one row each into $CONC_CSV.  ENV: VAR=VALUE exported to them
-# (CUDA_VISIBLE_DEVICES=0, CUDA_ME_PICKS=off).  KIND serial with N=1: the
-# reference run.
-batch() {
-    local kind="$1" tag="$2" p="$3" c="$4" n="$5" t="$6" in="$7" f="$8" i t0 t1 bw util name rcw env
-    shift 8
-    env="$*"
-    [ "$(left)" -le 0 ] && { SKIPPED=$((SKIPPED + n)); echo "  $tag: skipped (over budget)"
-        echo "$SEC,$kind,$tag,$p,$c,$n,$t,,$f,skipped,,,,$env,,$(stats /dev/null),$(me_stats /dev/null),$META," >> "$CONC_CSV"; return 1; }
-    smi_start "$W/$tag.smi"
-    t0=$(date +%s.%N)
-    local pids=""
-    for i in $(seq 1 "$n"); do
-        (
-            for e in "$@"; do export "${e?}"; done
-            # shellcheck disable=SC2046
-            KEEP_264=1 x264_run "${tag}_$i" "$in" --preset "$p" --qp 27 --threads "$t" --frames "$f" --gpu-me-stats $(cfg_args "$c") > /dev/null
-            echo "$R_RC,$R_WALL,\"$R_CMD\"" > "$W/${tag}_$i.rcw"
-        ) &
-        pids="$pids $!"
-    done
-    # the encodes only: a bare wait would also wait for the nvidia-smi sampler
-    # shellcheck disable=SC2086
-    wait $pids
-    t1=$(date +%s.%N)
-    bw=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
-    util="$(smi_stop "$W/$tag.smi")"
-    rm -f "$W/$tag.smi"
-    for i in $(seq 1 "$n"); do
-        name="${tag}_$i"
-        rcw="$(cat "$W/$name.rcw" 2>/dev/null || echo "lost,,")"
-        echo "$SEC,$kind,$tag,$p,$c,$n,$t,$i,$f,${rcw%%,*},$(echo "$rcw" | cut -d, -f2),$bw,$util,$env,$(
-            [ -s "$W/$name.264" ] && md5sum < "$W/$name.264" | cut -c1-32),$(stats "$LOGS/$name.log"),$(
-            me_stats "$LOGS/$name.log"),$META,$(echo "$rcw" | cut -d, -f3-)" >> "$CONC_CSV"
-        rm -f "$W/$name.264" "$W/$name.rcw"
-    done
-    printf '  %-28s %2s x %2s threads: %7s s, %5s fps aggregate%s; devices: %s\n' "$tag${env:+ ($env)}" "$n" "$t" "$bw" \
-        "$(awk -v n="$n" -v f="$f" -v w="$bw" 'BEGIN { printf "%.1f", n * f / w }')" "${util:+, GPU $util}" \
-        "$(grep ",$tag," "$CONC_CSV" | awk -F, -v col="$CONC_DEV_COL" '{ d[$col == "" ? "-" : $col]++ } END { for (k in d) printf "%s%s:%d", (i++ ? " " : ""), k, d[k] }')"
-}
-CONC_DEV_COL=$(echo "$CONC_HDR" | tr , '\n' | grep -nx gpu_device | cut -d: -f1)
-
-# concurrency: on one GPU, N = CONC_N encodes at once of each CONC_CONFIGS
-# ("PRESET:CONFIG"), MANY/N threads each, CONC_FRAMES frames of CONC_RES;
-# the serial run of each GPU configuration at each thread count; then the
-# capacity runs: one encode of CAP_FRAMES frames per CAP_PRESETS and
-# CAP_RANGES (GPU time per encoded frame -> frames per second one GPU serves).
-concurrency() {
-    sec_begin concurrency "${CONC_BUDGET:-300}"
-    CONC_CSV="$OUT/concurrency_runs.csv"
-    echo "$CONC_HDR" > "$CONC_CSV"
-    local spec p c n t in r
-    in="$(clip "$CONC_RES" "$(( CONC_FRAMES > CAP_FRAMES ? CONC_FRAMES : CAP_FRAMES ))")" || return 1
-    echo "== $CONC_RES, $CONC_FRAMES frames, N = $CONC_N at once with $MANY/N threads each: $CONC_CONFIGS ($(date +%T))"
-    for spec in $CONC_CONFIGS; do
-        p="${spec%%:*}"; c="${spec#*:}"
-        [ "$spec" = capacity ] && { conc_capacity "$in"; continue; }
-        for n in $CONC_N; do
-            t=$(( MANY / n > 0 ? MANY / n : 1 ))
-            batch batch "c_${p}_${c}_n$n" "$p" "$c" "$n" "$t" "$in" "$CONC_FRAMES"
-            # the serial reference (N=1 is its own); stock x264 needs none
-            case "$c" in stock*) ;; *) [ "$n" -gt 1 ] && batch serial "c_${p}_${c}_n${n}_serial" "$p" "$c" 1 "$t" "$in" "$CONC_FRAMES" ;; esac
-        done
-    done
-    case " $CONC_CONFIGS " in *" capacity "*) ;; *) conc_capacity "$in" ;; esac
-    "$PY" "$TOP/results/tables.py" concurrency "$OUT" && cat "$OUT/concurrency.md"
-    sec_end
-}
-conc_capacity() {   # IN
-    local p r
-    echo "== capacity: $CAP_FRAMES frames, $MANY threads, presets $CAP_PRESETS, ranges $CAP_RANGES ($(date +%T))"
-    for p in $CAP_PRESETS; do for r in $CAP_RANGES; do
-        batch capacity "cap_${p}_r$r" "$p" "gpu_r$r" 1 "$MANY" "$1" "$CAP_FRAMES"
-    done; done
-}
-
-# multigpu: on a host of several GPUs, N = MG_N encodes at once of each
-# MG_CONFIGS with --gpu-me-device auto (the default), NCPU/N threads each:
-# with the library's recent-picks file (how auto spreads encodes that start
-# together) and without it (CUDA_ME_PICKS=off: NVML's loads alone), against
-# the same on one GPU (CUDA_VISIBLE_DEVICES=0); the serial run on one GPU is
-# the reference of the bytes.
-multigpu() {
-    sec_begin multigpu "${MG_BUDGET:-110}"
-    CONC_CSV="$OUT/multigpu_runs.csv"
-    echo "$CONC_HDR" > "$CONC_CSV"
-    local spec p c n t in ngpu
-    ngpu=0
-    [ "$BACKEND" = cuda ] && ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-    echo "== $ngpu GPU(s); $CONC_RES, $MG_FRAMES frames, N = $MG_N at once with $NCPU/N threads each: $MG_CONFIGS ($(date +%T))"
-    in="$(clip "$CONC_RES" "$MG_FRAMES")" || return 1
-    for spec in $MG_CONFIGS; do
-        p="${spec%%:*}"; c="${spec#*:}"
-        for n in $MG_N; do
-            t=$(( NCPU / n > 0 ? NCPU / n : 1 ))
-            batch serial "m_${p}_${c}_n${n}_serial" "$p" "$c" 1 "$t" "$in" "$MG_FRAMES" CUDA_VISIBLE_DEVICES=0
-            batch batch "m_${p}_${c}_n${n}_1gpu" "$p" "$c" "$n" "$t" "$in" "$MG_FRAMES" CUDA_VISIBLE_DEVICES=0
-            batch batch "m_${p}_${c}_n${n}_auto" "$p" "$c" "$n" "$t" "$in" "$MG_FRAMES"
-            batch batch "m_${p}_${c}_n${n}_nopicks" "$p" "$c" "$n" "$t" "$in" "$MG_FRAMES" CUDA_ME_PICKS=off
-        done
-    done
-    "$PY" "$TOP/results/tables.py" multigpu "$OUT" && cat "$OUT/multigpu.md"
-    sec_end
-}
-
 # ------------------------------------------------------------ plots
 plots() {
-    sec_begin plots "${PLOTS_BUDGET:-60}"
+    sec_begin plots "${PLOTS_BUDGET:-20}"
     mkdir -p "$OUT/plots"
     "$PY" "$TOP/results/tables.py" headline "$OUT"
     "$PY" "$TOP/results/plot.py" "$OUT" && ls "$OUT/plots"
     sec_end
 }
 
+# ------------------------------------------------------------ to be written
+not_yet() { echo "results/run.sh: section $1: not yet" >&2; exit 3; }
+corpus() { not_yet corpus; }           # street is the only real 1080p clip so far
+throughput() { not_yet throughput; }   # many encodes per GPU and per host (tables.py concurrency, multigpu)
+
 # ------------------------------------------------------------ main
 {
-    echo "# results/run.sh $OUT $SECTIONS"
+    echo "---"
+    echo "command: $RUN_CMD ($SECTIONS)"
     echo "date: $(date -u +%FT%TZ)"
-    echo "gpu: $GPU_NAME, driver $GPU_DRIVER"
+    echo "gpu: $GPU_NAME x$GPU_COUNT, driver $GPU_DRIVER, CUDA $CUDA_VER (backend $BACKEND)"
     echo "cpu: $CPU_MODEL"
     echo "commit: $COMMIT"
     echo "x264: $(rel "$X264"): $("$X264" --version 2>/dev/null | head -1)"
-    echo "backend: $BACKEND; many threads: $MANY; quick: $QUICK; frames override: ${FRAMES:-none}"
-    echo "table1: preset $T1_PRESET, QP 27, ranges $T1_RANGES; frames at 1 thread: $T1_FRAMES_1; at $MANY: $T1_FRAMES_MANY"
-    echo "table2: clips $T2_CLIPS; presets $T2_PRESETS; threads $T2_THREADS; QPs $T2_QPS (speed at $T2_SPEED_QP, $T2_REPEATS repeats);"
-    echo "        frames, speed runs at 1 thread: $T2_FRAMES_1; at $MANY: $T2_FRAMES_MANY"
-    echo "        frames, quality runs at 1 thread: $T2_QFRAMES_1; at $MANY: $T2_QFRAMES_MANY; veryslow: half; un-cut: $FULL_FRAMES"
-    echo "concurrency: $CONC_RES, $CONC_FRAMES frames, N = $CONC_N at once, $MANY/N threads each; configs $CONC_CONFIGS;"
-    echo "        capacity: $CAP_FRAMES frames, $MANY threads, presets $CAP_PRESETS, ranges $CAP_RANGES"
-    echo "multigpu: $CONC_RES, $MG_FRAMES frames, N = $MG_N at once, $NCPU/N threads each; configs $MG_CONFIGS"
-} | tee -a "$OUT/run_info.txt"
+    echo "stock x264: $(rel "$STOCK"): $("$STOCK" --version 2>/dev/null | head -1)"
+    echo "bench_me: $(rel "$BENCH_ME")"
+    echo "threads: $MANY; quick: $QUICK; frames override: ${FRAMES:-none}; budget $TOTAL_BUDGET s"
+    echo "startup: $STARTUP_CLIPS, $STARTUP_REPEATS repeats"
+    echo "table1: preset medium, QP 27, ranges $T1_RANGES, threads $T1_THREADS, frames $T1_FRAMES"
+    echo "table2: clips $T2_CLIPS ($T2_FRAMES frames), presets $T2_PRESETS, threads $T2_THREADS, QPs $T2_QPS"
+    echo "        (speed at $T2_SPEED_QP, $T2_REPEATS repeats), configurations $T2_CONFIGS"
+} | tee -a "$OUT/machine.txt"
 case " $SECTIONS " in
-    *" table1 "*|*" table2 "*|*" startup "*|*" concurrency "*|*" multigpu "*) [ -x "$X264" ] || { echo "no x264 at $X264 (./build.sh device)"; exit 1; } ;;
+    *" table1 "*|*" table2 "*|*" startup "*) [ -x "$X264" ] || { echo "no x264 at $X264 (./build.sh device)"; exit 1; } ;;
 esac
-for s in $SECTIONS; do
-    case "$s" in
-        table1|table2|plots|startup|concurrency|multigpu) "$s" ;;
-        *) echo "unknown section $s (table1 table2 startup concurrency multigpu plots)"; exit 2 ;;
-    esac
-done
+for s in $SECTIONS; do "$s"; done
 echo
 echo "##### total: $(( $(now) - T_START )) s for: $SECTIONS (budget $TOTAL_BUDGET s); results in $(rel "$OUT")"

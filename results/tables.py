@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Tables of results/run.sh (pure Python, any python3).
 
+    tables.py startup OUTDIR    startup_runs.csv -> startup.csv, startup.md
     tables.py table1 OUTDIR     table1_runs.csv, bench_*.csv -> table1.csv, table1.md
-    tables.py table2 OUTDIR     table2_runs.csv -> table2.csv, table2.md
+    tables.py table2 OUTDIR [FILE.csv ...]
+                                table2_runs.csv (or the files named) -> table2.csv, table2.md
     tables.py headline OUTDIR   table1.csv, table2.csv -> headline.md
     tables.py concurrency OUTDIR  concurrency_runs.csv -> concurrency.csv, capacity.csv, concurrency.md
     tables.py multigpu OUTDIR   multigpu_runs.csv -> multigpu.csv, multigpu.md
 
-table2 also reads results/bench_encode.sh CSVs (tables.py table2 OUTDIR
-FILE.csv ...): the same column names, one run per QP and no repeats.
+concurrency and multigpu read the CSVs of many encodes at once (columns in
+results/README.md), for run.sh's throughput section to come.
 What every number covers: results/README.md."""
 import csv
 import glob
@@ -82,6 +84,59 @@ def meta_of(rows):
         vals = sorted({r.get(k, '') for r in rows if r.get(k)})
         out[k] = ' / '.join(vals)
     return out
+
+
+# ---------------------------------------------------------------- start-up
+
+ST_FIELDS = ['res', 'frames', 'threads', 'config', 'runs', 'wall_s', 'wall_min', 'wall_max', 'added_s', 'cpu_s',
+             'missing'] + META + ['commands']
+ST_NAMES = {'stock': 'stock x264', 'gpu': '--gpu-me', 'gpu_r32': '--gpu-me --gpu-me-range 32 (the GPU forced on)'}
+
+
+def startup(outdir):
+    """Per clip and configuration: the median wall clock of the repeats, and
+    what it adds to stock's median."""
+    runs = read_csv(os.path.join(outdir, 'startup_runs.csv'))
+    cells = defaultdict(lambda: defaultdict(list))
+    for r in runs:
+        cells[(r['res'], r['frames'], r['threads'])][r['config']].append(r)
+    rows = []
+    for key in sorted(cells, key=lambda k: (RES.index(k[0]) if k[0] in RES else 9, int(k[1]))):
+        ok = {c: [r for r in rs if r['rc'] == '0' and num(r['wall_s'])] for c, rs in cells[key].items()}
+        st = median([num(r['wall_s']) for r in ok.get('stock', [])])
+        for c in sorted(cells[key], key=lambda c: list(ST_NAMES).index(c) if c in ST_NAMES else 9):
+            w = [num(r['wall_s']) for r in ok[c]]
+            x = {'res': key[0], 'frames': key[1], 'threads': key[2], 'config': c, 'runs': len(w),
+                 'wall_s': median(w), 'wall_min': min(w, default=None), 'wall_max': max(w, default=None),
+                 'cpu_s': median([num(r['cpu_s']) for r in ok[c] if num(r.get('cpu_s'))]),
+                 'missing': ' '.join('%s:%s' % (r['repeat'], r['rc']) for r in cells[key][c] if r['rc'] != '0')}
+            x['added_s'] = x['wall_s'] - st if x['wall_s'] is not None and st is not None else None
+            x.update(meta_of(cells[key][c]))
+            x['commands'] = ' | '.join(sorted({r['command'] for r in ok[c]}))
+            rows.append(x)
+    write_csv(os.path.join(outdir, 'startup.csv'), rows, ST_FIELDS)
+    out = ['## Start-up: what --gpu-me adds to a short encode\n',
+           'Preset medium; the configurations of a clip ran one after another in each repeat; wall clock: '
+           'seconds per encode from outside (process start, CUDA start-up and exit included), median (min-max) '
+           'of the repeats; added: the median minus stock\'s. Plain `--gpu-me` leaves frames under 1.5 Mpixels '
+           'and encodes under 400 Mpixels to x264 (the GPU is not opened); `--gpu-me-range 32` forces it on.\n',
+           '| clip | frames | threads | configuration | runs | wall clock, s | added to stock, s | CPU s |',
+           '|---|---|---|---|---|---|---|---|']
+    for x in rows:
+        out.append('| %s | %s | %s | %s | %d | %s | %s | %s |' % (
+            x['res'], x['frames'], x['threads'], ST_NAMES.get(x['config'], x['config']), x['runs'],
+            '-' if x['wall_s'] is None else '%.3f (%.3f-%.3f)' % (x['wall_s'], x['wall_min'], x['wall_max']),
+            '-' if x['added_s'] is None else '%+.3f' % x['added_s'], fmt(x['cpu_s'])))
+    miss = [x for x in rows if x['missing']]
+    if miss:
+        out.append('\n- Not done (exit status, or skipped over the time budget): ' + '; '.join(
+            '%s %s: %s' % (x['res'], x['config'], x['missing']) for x in miss) + '.')
+    if rows:
+        out.append('\n- Machine: GPU %s (driver %s), CPU %s; commit %s. Exact commands: startup.csv.' % tuple(
+            rows[0][k] or '-' for k in META))
+    with open(os.path.join(outdir, 'startup.md'), 'w') as f:
+        f.write('\n'.join(out) + '\n')
+    return rows
 
 
 # ---------------------------------------------------------------- Table 1
@@ -193,46 +248,61 @@ def growth(rows, rng, key):
 
 
 def table1_md(rows, many, bench_heads):
+    """Table 1 in Markdown; the columns of the many-thread runs only where they ran."""
     m = many
+    has_many = any(r['frames_many'] != '-' for r in rows)
+    x = lambda v: fmt(v, 'x')  # noqa: E731
     out = ['## Table 1: motion-estimation time per frame, x264 on the CPU against the GPU\n',
            'Preset %s, QP 27, one run per cell; ms per frame of the clip (I frame included). '
            'CPU: x264\'s integer motion search inside the encoder (`--gpu-me-stats`: time in '
            'x264_me_search_ref for analyse\'s searches, predictors and the method; sub-pel '
-           'refinement and the lookahead\'s own search excluded). %d-thread columns: CPU time '
-           '**summed over the %d threads**, and that sum / %d (the wall-clock equivalent if the '
-           'threads shared the work perfectly).\n' % (rows[0]['preset'] if rows else 'medium', m, m, m)]
+           'refinement and the lookahead\'s own search excluded).%s\n' % (
+               rows[0]['preset'] if rows else 'medium',
+               ' %d-thread columns: CPU time **summed over the %d threads**, and that sum / %d (the wall-clock '
+               'equivalent if the threads shared the work perfectly).' % (m, m, m) if has_many else '')]
+
+    def table(cols):
+        cols = [c for c in cols if c[2] or has_many]
+        out.append('| ' + ' | '.join(c[0] for c in cols) + ' |')
+        out.append('|' + '---|' * len(cols))
+        for r in rows:
+            out.append('| ' + ' | '.join(c[1](r) for c in cols) + ' |')
     out.append('\n### CPU (x264\'s own search), ms/frame\n')
-    out.append('| resolution | range | frames (1 / %d thr) | ESA 1 thr | hex 1 thr | ESA %d thr: sum (/%d) | hex %d thr: sum (/%d) | ESA 1 thr sub-pel |' % (m, m, m, m, m))
-    out.append('|---|---|---|---|---|---|---|---|')
-    for r in rows:
-        out.append('| %s | +-%d | %s / %s | %s | %s | %s (%s) | %s (%s) | %s |' % (
-            r['res'], r['range'], r['frames_1t'], r['frames_many'], fmt(r['cpu_esa_1t']), fmt(r['cpu_hex_1t']),
-            fmt(r['cpu_esa_many_sum']), fmt(r['cpu_esa_many_wall']), fmt(r['cpu_hex_many_sum']),
-            fmt(r['cpu_hex_many_wall']), fmt(r['cpu_esa_1t_subpel'])))
+    table([('resolution', lambda r: r['res'], 1), ('range', lambda r: '+-%d' % r['range'], 1),
+           ('frames (1 / %d thr)' % m if has_many else 'frames', lambda r: '%s / %s' % (r['frames_1t'], r['frames_many'])
+            if has_many else r['frames_1t'], 1),
+           ('ESA 1 thr', lambda r: fmt(r['cpu_esa_1t']), 1), ('hex 1 thr', lambda r: fmt(r['cpu_hex_1t']), 1),
+           ('ESA %d thr: sum (/%d)' % (m, m), lambda r: '%s (%s)' % (fmt(r['cpu_esa_many_sum']), fmt(r['cpu_esa_many_wall'])), 0),
+           ('hex %d thr: sum (/%d)' % (m, m), lambda r: '%s (%s)' % (fmt(r['cpu_hex_many_sum']), fmt(r['cpu_hex_many_wall'])), 0),
+           ('ESA 1 thr sub-pel', lambda r: fmt(r['cpu_esa_1t_subpel']), 1)])
     out.append('\n### GPU, same frames\n')
     out.append('Kernel and with-transfers: `bench_me -r RANGE` (one reference, 41 partitions with MV cost, the '
                'default kernel variant, median of 25 runs; with transfers: the frame uploaded and padded, '
                'searched, the results downloaded) ms per (frame, reference) pair, times the pairs the '
                'encoder searched per frame (from the `--gpu-me` run, 1 thread). In-encoder: CUDA-event '
                'time of the searches in that run (partitions of the preset). Waited: time analyse '
-               'waited for GPU results per frame (%d threads: summed over threads).\n' % m)
-    out.append('| resolution | range | pairs/frame | kernel ms/pair | with xfers ms/pair | kernel ms/frame | with xfers ms/frame | in-encoder search ms/frame | waited 1 thr | waited %d thr (sum) | x264 integer ME left, 1 thr | paper\'s kernels ms/frame |' % m)
-    out.append('|---|---|---|---|---|---|---|---|---|---|---|---|')
-    for r in rows:
-        out.append('| %s | +-%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
-            r['res'], r['range'], fmt(r['pairs_per_frame_1t']), fmt(r.get('bench_kernel_ms_pair')),
-            fmt(r.get('bench_xfer_ms_pair')), fmt(r['gpu_kernel_ms_frame']), fmt(r['gpu_xfer_ms_frame']),
-            fmt(r['enc_search_ms_frame_1t']), fmt(r['wait_ms_frame_1t']), fmt(r['wait_ms_frame_many']),
-            fmt(r['cpu_left_gpu_1t']), fmt(r['gpu_paper_ms_frame'])))
+               'waited for GPU results per frame%s.\n' % (' (%d threads: summed over threads)' % m if has_many else ''))
+    table([('resolution', lambda r: r['res'], 1), ('range', lambda r: '+-%d' % r['range'], 1),
+           ('pairs/frame', lambda r: fmt(r['pairs_per_frame_1t']), 1),
+           ('kernel ms/pair', lambda r: fmt(r.get('bench_kernel_ms_pair')), 1),
+           ('with xfers ms/pair', lambda r: fmt(r.get('bench_xfer_ms_pair')), 1),
+           ('kernel ms/frame', lambda r: fmt(r['gpu_kernel_ms_frame']), 1),
+           ('with xfers ms/frame', lambda r: fmt(r['gpu_xfer_ms_frame']), 1),
+           ('in-encoder search ms/frame', lambda r: fmt(r['enc_search_ms_frame_1t']), 1),
+           ('waited 1 thr', lambda r: fmt(r['wait_ms_frame_1t']), 1),
+           ('waited %d thr (sum)' % m, lambda r: fmt(r['wait_ms_frame_many']), 0),
+           ('x264 integer ME left, 1 thr', lambda r: fmt(r['cpu_left_gpu_1t']), 1),
+           ('paper\'s kernels ms/frame', lambda r: fmt(r['gpu_paper_ms_frame']), 1)])
     out.append('\n### Speed-ups (each: the CPU time / the GPU time named)\n')
-    out.append('| resolution | range | ESA 1 thr / kernel | ESA 1 thr / with xfers | ESA %d thr sum/%d / kernel | hex 1 thr / kernel | ESA 1 thr / in-encoder search | ESA 1 thr / paper\'s kernels | ESA 1 thr / waited 1 thr | ESA %d thr sum / waited %d thr sum |' % (m, m, m, m))
-    out.append('|---|---|---|---|---|---|---|---|---|---|')
-    x = lambda v: fmt(v, 'x')  # noqa: E731
-    for r in rows:
-        out.append('| %s | +-%d | %s | %s | %s | %s | %s | %s | %s | %s |' % (
-            r['res'], r['range'], x(r['sp_esa1_kernel']), x(r['sp_esa1_xfer']), x(r['sp_esamany_kernel']),
-            x(r['sp_hex1_kernel']), x(r['sp_esa1_enc']), x(r['sp_esa1_paper']), x(r['sp_esa1_wait']),
-            x(r['sp_esamany_wait'])))
+    table([('resolution', lambda r: r['res'], 1), ('range', lambda r: '+-%d' % r['range'], 1),
+           ('ESA 1 thr / kernel', lambda r: x(r['sp_esa1_kernel']), 1),
+           ('ESA 1 thr / with xfers', lambda r: x(r['sp_esa1_xfer']), 1),
+           ('ESA %d thr sum/%d / kernel' % (m, m), lambda r: x(r['sp_esamany_kernel']), 0),
+           ('hex 1 thr / kernel', lambda r: x(r['sp_hex1_kernel']), 1),
+           ('ESA 1 thr / in-encoder search', lambda r: x(r['sp_esa1_enc']), 1),
+           ('ESA 1 thr / paper\'s kernels', lambda r: x(r['sp_esa1_paper']), 1),
+           ('ESA 1 thr / waited 1 thr', lambda r: x(r['sp_esa1_wait']), 1),
+           ('ESA %d thr sum / waited %d thr sum' % (m, m), lambda r: x(r['sp_esamany_wait']), 0)])
     out.append('')
     for rng in sorted({r['range'] for r in rows}):
         for key, what in (('sp_esa1_kernel', 'ESA 1 thread / GPU kernel'), ('sp_esa1_xfer', 'ESA 1 thread / GPU with transfers'),
@@ -263,12 +333,9 @@ T2_FIELDS = ['clip', 'res', 'preset', 'threads', 'config', 'frames_rd', 'frames_
              'wall_vs_stock_paired_max', 'bd_psnr_vs_stock', 'bd_psnr_vs_mvt64', 'bd_ssim_vs_mvt64',
              'kbps_speed_qp', 'psnr_speed_qp', 'gpu_wait_pct', 'me_int_ms_frame', 'cores_busy', 'deterministic', 'anchor_mvt64',
              'missing'] + META + ['commands']
-NAMES = {'stock': 'stock', 'stock_mvt64': 'stock --mvrange-thread 64', 'gpu': '--gpu-me',
-         'gpu_r64': '--gpu-me --gpu-me-range 64', 'esa64': '--me esa --merange 64',
-         'gpu_adapt': '--gpu-me --gpu-me-mode adaptive', 'gpu_cand': '--gpu-me --gpu-me-mode cand',
-         'gpu_replace': '--gpu-me --gpu-me-mode replace',
-         'gpu_repl64': '--gpu-me --merange 64 (replace)', 'gpu_cand64': '--gpu-me-range 64 cand'}
-ORDER = ['stock', 'stock_mvt64', 'gpu', 'gpu_adapt', 'gpu_replace', 'gpu_cand', 'gpu_r64', 'gpu_repl64', 'gpu_cand64', 'esa64']
+NAMES = {'stock': 'stock', 'stock_mvt64': 'stock --mvrange-thread 64', 'auto': '--mvrange-thread auto',
+         'gpu': '--gpu-me', 'gpu_r64': '--gpu-me --gpu-me-range 64', 'esa64': '--me esa --merange 64'}
+ORDER = ['stock', 'stock_mvt64', 'auto', 'gpu', 'gpu_r64', 'esa64']
 PRESETS = ['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium', 'slow', 'slower', 'veryslow', 'placebo']
 
 
@@ -304,8 +371,9 @@ def sort_key(key):
 
 
 def t2_runs(outdir, files=()):
-    """The encodes of Table 2: OUTDIR/table2_runs.csv, or results/bench_encode.sh
-    CSVs (no res, rc, kind, repeat columns: every run counts for speed too)."""
+    """The encodes of Table 2: OUTDIR/table2_runs.csv, or the CSVs named (older
+    ones may lack the res, rc, kind, repeat columns: every run then counts for
+    speed too)."""
     runs = []
     for p in files or [os.path.join(outdir, 'table2_runs.csv')]:
         for r in read_csv(p):
@@ -341,7 +409,7 @@ def table2(outdir, files=()):
         fmvt = fps.get('stock_mvt64') or (fstock if key[3] == '1' else None)
         # fps against the anchor's in the same repeat (its run and the
         # configuration's a few encodes apart: the machine's drifts over a
-        # table, 20% between two calls on the H200 (validation24), cancel)
+        # table, up to 20% between two runs of the same encode on the H200, cancel)
         smvt = {(r['qp'], r['repeat']): num(r['fps'])
                 for r in speed.get('stock_mvt64') or (speed.get('stock', []) if key[3] == '1' else [])}
         for c in sorted(cfgs, key=lambda c: ORDER.index(c) if c in ORDER else 99):
@@ -426,7 +494,7 @@ def table2_md(rows, runs):
                 pf = '%.3fx (%.3f-%.3f)' % (r['fps_vs_mvt64_paired'], r['fps_vs_mvt64_paired_min'],
                                             r['fps_vs_mvt64_paired_max'])
             out.append('| %s | %s | %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
-                r['clip'], r['preset'], NAMES.get(r['config'], r['config']), '%s / %s' % (r['frames_rd'], r['frames_fps']),
+                r['clip'], r['preset'], cname(r['config']), '%s / %s' % (r['frames_rd'], r['frames_fps']),
                 fmt(r['fps']), rng,
                 fmt(r['wall_s']), ratio(r['fps_vs_stock']), ratio(r['fps_vs_mvt64']), pf, pw, pct(r['bd_psnr_vs_stock']),
                 pct(r['bd_psnr_vs_mvt64']), pct(r['bd_ssim_vs_mvt64']),
@@ -451,13 +519,10 @@ def table2_md(rows, runs):
                 cells.append('%s at %s%s' % (pct(r[0]['bd_psnr_vs_mvt64']), ratio(r[0]['fps_vs_mvt64']), paired) if r else '')
         out.append('| %s | %s | %s |' % (k[0], k[2], ' | '.join(cells)))
     notes = ['']
-    if any(r['kind'] == 'speed' for r in runs):
-        notes.append('- Cut to fit the time budget (un-cut: %d frames, ESA at every preset): frames per '
-             'row as listed (BD-rate / fps; at 1 thread fewer for the speed runs than for the RD curves); `--me esa --merange 64` at medium only; stock `--mvrange-thread 64` not run at 1 '
-             'thread (identical to stock there).' % UNCUT)
-    short = [r for r in rows if r['repeats'] and r['repeats'] < 3]
+    most = max((r['repeats'] for r in rows), default=0)
+    short = [r for r in rows if r['repeats'] < most]
     if short:
-        notes.append('- Fewer than 3 speed repeats (time budget): ' + ', '.join(
+        notes.append('- Fewer speed repeats than the other rows\' %d (time budget): ' % most + ', '.join(
             '%s %s %st %s (%d)' % (r['clip'], r['preset'], r['threads'], r['config'], r['repeats']) for r in short) + '.')
     miss = [r for r in rows if r['missing']]
     if miss:
@@ -716,10 +781,12 @@ def multigpu(outdir):
 
 
 if __name__ == '__main__':
-    if len(sys.argv) < 3 or sys.argv[1] not in ('table1', 'table2', 'headline', 'concurrency', 'multigpu'):
+    if len(sys.argv) < 3 or sys.argv[1] not in ('startup', 'table1', 'table2', 'headline', 'concurrency', 'multigpu'):
         sys.exit(__doc__)
     what, outdir = sys.argv[1], sys.argv[2]
-    if what == 'table1':
+    if what == 'startup':
+        startup(outdir)
+    elif what == 'table1':
         table1(outdir)
     elif what == 'table2':
         table2(outdir, sys.argv[3:])
