@@ -53,7 +53,7 @@ def bdrate(anchor, test):
 
 
 def read_rd(path):
-    """results/*_cpu.sh's rd.csv (tests/lib.sh exp_grid: clip, config, QP,
+    """An rd.csv as tests/lib.sh's exp_grid writes it (clip, config, QP,
     kb/s, PSNR-Y per line) as {(clip, config): [(kbps, psnr), ...]}."""
     rd = {}
     with open(path) as f:

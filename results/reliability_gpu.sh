@@ -1,14 +1,14 @@
 #!/bin/bash
-# results/reliability_gpu.sh OUTDIR: the GPU machine's share of the
-# reliability checks (issue "Reliability"); builds nothing.  Every case gets
+# results/reliability_gpu.sh OUTDIR: the GPU host's share of the
+# reliability checks (tests/device.sh reliability); builds nothing.  Every case gets
 # a pass/fail verdict in OUTDIR/reliability_gpu.csv and a final
 # "reliability_gpu: N passed, N failed" line; exit 1 on any failure.
 #
 #   1. device memory over a long encode: MEM_CLIP (street_1080p.y4m, 8
 #      frames, decoded by tests/device.sh data) looped into x264's stdin for
 #      MEM_SECONDS (75) s, --gpu-me cuda, preset medium, THREADS (16)
-#      threads.  At ~45 fps (street 1080p, medium, 16 threads on the H200:
-#      results/h200/encode_street_medium_slow.csv) that is ~3400 frames; the
+#      threads.  At ~45 fps (street 1080p, medium, 16 threads on an H200)
+#      that is ~3400 frames; the
 #      input is cut by time, so the encode lasts MEM_SECONDS whatever the
 #      speed.  The measured duration must be >= 60 s and every frame fed
 #      must be encoded.  nvidia-smi samples the GPU's memory every 500 ms;
@@ -24,7 +24,7 @@
 #      one warning, exit 0, all 30 frames
 #
 # Decodes (2, 3) are deferred (E2E_DECODE=defer, no FFmpeg on the GPU
-# machine): OUTDIR keeps NAME.264 and NAME.rec.md5; on a machine with
+# host): OUTDIR keeps NAME.264 and NAME.rec.md5; on a machine with
 # FFmpeg, tests/verify_deferred.sh OUTDIR decodes and compares them.
 #
 # Environment: X264 (default build/device/x264/x264), CUDA_ME_TEST_DATA,

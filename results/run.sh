@@ -43,7 +43,7 @@
 #   PYTHON      a python3 with numpy, cv2 (the clips) and matplotlib (plots)
 #   CUDA_ME_COMMIT  the commit recorded where the host has no git
 #   TOTAL_BUDGET STARTUP_BUDGET T1_BUDGET T2_BUDGET PLOTS_BUDGET  seconds
-#               [555 40 150 340 20]
+#               [555 40 170 330 15]
 #   STARTUP_CLIPS "RES:FRAMES ..." [1080p:2 720p:100]   STARTUP_REPEATS [5]
 #   T1_RES [1080p 2160p 720p CIF QCIF]  T1_RANGES [16 32]  T1_THREADS [1]
 #   T1_FRAMES "RES:N ..." [QCIF:100 CIF:100 720p:30 1080p:24 2160p:12]
@@ -300,7 +300,7 @@ startup() {
 # ------------------------------------------------------------ Table 1
 T1_HDR="res,clip,preset,range,method,threads,frames,rc,wall_s,$STATS_HDR,$ME_HDR,$META_HDR,command"
 table1() {
-    sec_begin table1 "${T1_BUDGET:-150}"
+    sec_begin table1 "${T1_BUDGET:-170}"
     local csv="$OUT/table1_runs.csv" res r t m f in args
     echo "$T1_HDR" > "$csv"
     # the kernels alone: bench_me, every frame size, one reference, 41
@@ -377,7 +377,7 @@ table2() {
         for q in $T2P_EXTRA; do [ "${q#--}" != "$q" ] || { echo "results/run.sh: T2_CONFIGS: '$c': '$q' after % is not an x264 --option" >&2; exit 2; }; done
         [ -x "$T2P_BIN" ] || { echo "results/run.sh: T2_CONFIGS: '$c': no x264 at $T2P_BIN" >&2; exit 2; }
     done
-    sec_begin table2 "${T2_BUDGET:-340}"
+    sec_begin table2 "${T2_BUDGET:-330}"
     T2_ROWS="$W/t2rows"; rm -rf "$T2_ROWS"; mkdir -p "$T2_ROWS"
     for res in $T2_CLIPS; do clip "$res" "$(frames_of "$T2_FRAMES" "$res")" > /dev/null || return 1; done
     # the first speed repeat (also every RD curve's point at the speed QP),
@@ -403,7 +403,7 @@ table2() {
 
 # ------------------------------------------------------------ plots
 plots() {
-    sec_begin plots "${PLOTS_BUDGET:-20}"
+    sec_begin plots "${PLOTS_BUDGET:-15}"
     mkdir -p "$OUT/plots"
     "$PY" "$TOP/results/tables.py" headline "$OUT"
     "$PY" "$TOP/results/plot.py" "$OUT" && ls "$OUT/plots"
