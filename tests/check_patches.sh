@@ -47,7 +47,26 @@ for p in "$TOP"/patches/*.patch "$TOP"/patches/experiments/*.patch; do
     fi
 done
 
-# 2. Apply then export: the same bytes.
+# 2. A series a maintainer can review: at most 10 patches, subjects of at
+# most 72 characters, no environment switches in the shipped glue (those
+# live in patches/experiments), no words of the project's own history.
+n="$(ls "$TOP"/patches/*.patch 2>/dev/null | wc -l)"
+if [ "$n" -ge 1 ] && [ "$n" -le 10 ]; then pass "$n patches (at most 10)"; else fail "$n patches: expected 1 to 10"; fi
+for p in "$TOP"/patches/*.patch "$TOP"/patches/experiments/*.patch; do
+    [ -f "$p" ] || continue
+    subj="$(sed -n '/^Subject: /{s/^Subject: //;s/^\[PATCH[^]]*\] *//;N;s/\n / /;s/\n.*//;p;q}' "$p")"
+    [ "${#subj}" -le 72 ] || fail "$(basename "$p"): subject of ${#subj} characters: $subj"
+    if grep -n -i -E 'session|device call|gpu machine|validation[0-9]|issue [0-9]|results/' "$p" | grep -v '^[0-9]*:[- ]' >/dev/null; then
+        fail "$(basename "$p"): words of the project's history or results/ paths: $(grep -i -E -m1 'session|device call|gpu machine|validation[0-9]|issue [0-9]|results/' "$p")"
+    fi
+done
+if grep -l '^+.*getenv' "$TOP"/patches/*.patch >/dev/null 2>&1; then
+    fail "getenv in the shipped series: $(grep -l '^+.*getenv' "$TOP"/patches/*.patch | xargs -n1 basename)"
+else
+    pass "no getenv in the shipped series"
+fi
+
+# 3. Apply then export: the same bytes.
 if git -C "$SRC" rev-parse -q --verify cuda-me-base >/dev/null 2>&1; then
     tmp="$(mktemp -d)"
     git clone -q --shared --no-checkout "$SRC" "$tmp/x264" &&
