@@ -6,7 +6,7 @@
 #                         x264 (build/x264/x264)
 #   ./build.sh test       the above, stock x264 and FFmpeg, then build and
 #                         run every test
-#   ./build.sh device     also build binaries for the GPU machine (static
+#   ./build.sh device     also build binaries for a GPU host (static
 #                         cudart, no libav*: build/device/, with
 #                         build/device/ffmpeg/ffmpeg, and
 #                         build/device/x264-oldarch/x264: kernels for sm_100
@@ -15,9 +15,9 @@
 #                         with the patched static libx264: build/ffmpeg/ffmpeg
 #   ./build.sh deps       only install the system packages
 #   ./build.sh experiment also build/x264-exp/x264: the series plus the
-#                         developer-only patches/experiments (issue 10's
-#                         X264_GPU_ME_EXPERIMENT; results/attribution.sh),
-#                         and build/device/x264-exp/x264 for the GPU machine
+#                         developer-only patches/experiments (environment
+#                         switches for A/B runs of each rule; the tests use
+#                         them too), and build/device/x264-exp/x264
 #   ./build.sh patches    export the commits of build/x264-src on top of the
 #                         pinned x264 into patches/ (the edit loop: README)
 #
@@ -222,12 +222,16 @@ x264_stock() {
     x264_build "$B/x264-stock" "$src" --bit-depth=8 --enable-static --disable-cuda-me
 }
 
-# Binaries for the GPU machine: no libav* there; static Check for the tests.
+# Binaries for the GPU host: no libav* there; static Check for the tests;
+# stock x264 beside the patched one, for the benchmarks' anchors.
+DEVICE_X264_FLAGS="--disable-lavf --disable-ffms --disable-swscale --disable-lsmash --disable-gpac --disable-avs"
 device() {
-    x264_build "$B/device/x264" "$SRC" --bit-depth=8 --enable-static --cuda-me-dir="$B" \
-        --disable-lavf --disable-ffms --disable-swscale --disable-lsmash --disable-gpac --disable-avs
+    # shellcheck disable=SC2086
+    x264_build "$B/device/x264" "$SRC" --bit-depth=8 --enable-static --cuda-me-dir="$B" $DEVICE_X264_FLAGS
+    # shellcheck disable=SC2086
+    x264_build "$B/device/x264-stock" "$B/x264-stock-src" --bit-depth=8 --enable-static --disable-cuda-me $DEVICE_X264_FLAGS
     make -C "$TOP" "build/tests/test_cuda_me_static" >/dev/null
-    say "device binaries: $B/device/x264/x264, $B/tests/test_cuda_me_static, $B/bench/bench_me"
+    say "device binaries: $B/device/x264/x264, $B/device/x264-stock/x264, $B/tests/test_cuda_me_static, $B/bench/bench_me"
     device_oldarch
 }
 
@@ -349,7 +353,7 @@ ffmpeg_all() {
     say "FFmpeg $(cat "$FFMPEG_SRC/.debian-version") with the patched libx264: $B/ffmpeg/ffmpeg ($(( $(date +%s) - start )) s)"
 }
 
-# The GPU machine has no FFmpeg libraries and no nasm: build/ffmpeg/ffmpeg
+# A GPU host may lack FFmpeg libraries and nasm: build/ffmpeg/ffmpeg
 # links FFmpeg, libx264, cuda_me and the CUDA runtime statically and nothing
 # outside the C/C++ runtime dynamically (checked), so it is that binary.
 ffmpeg_device() {
@@ -357,7 +361,7 @@ ffmpeg_device() {
     for n in $needed; do
         case "$n" in
             libc.so.*|libm.so.*|libdl.so.*|librt.so.*|libpthread.so.*|libstdc++.so.*|libgcc_s.so.*|ld-linux*) ;;
-            *) die "$B/ffmpeg/ffmpeg needs $n: not for the GPU machine" ;;
+            *) die "$B/ffmpeg/ffmpeg needs $n: not for a host without FFmpeg" ;;
         esac
     done
     mkdir -p "$B/device/ffmpeg"
@@ -366,7 +370,8 @@ ffmpeg_device() {
 }
 
 # The series plus patches/experiments, in a tree of its own: developer-only
-# switches that the shipped glue does not carry.
+# switches that the shipped glue does not carry (DEVICE=1: for the GPU host
+# too).
 x264_experiment() {
     src="$B/x264-exp-src"
     want="$(xgit rev-parse HEAD) $(cat "$TOP"/patches/experiments/*.patch | sha256sum | cut -d' ' -f1)"
@@ -380,10 +385,10 @@ x264_experiment() {
     fi
     x264_build "$B/x264-exp" "$src" --bit-depth=8 --enable-static --cuda-me-dir="$B"
     say "x264 with the developer-only experiments: $B/x264-exp/x264"
-    # the same for the GPU machine (no libav* there), as device() builds x264
-    x264_build "$B/device/x264-exp" "$src" --bit-depth=8 --enable-static --cuda-me-dir="$B" \
-        --disable-lavf --disable-ffms --disable-swscale --disable-lsmash --disable-gpac --disable-avs
-    say "and for the GPU machine: $B/device/x264-exp/x264"
+    [ "${DEVICE:-0}" = 1 ] || return 0
+    # shellcheck disable=SC2086
+    x264_build "$B/device/x264-exp" "$src" --bit-depth=8 --enable-static --cuda-me-dir="$B" $DEVICE_X264_FLAGS
+    say "and for the GPU host: $B/device/x264-exp/x264"
 }
 
 # ------------------------------------------------------------------ main
@@ -392,11 +397,12 @@ what="${1:-all}"
 case "$what" in
     deps) deps ;;
     all)  deps; x264_source; x264_patch; cuda_me; x264_all ;;
-    device) deps; x264_source; x264_patch; cuda_me; x264_all; device; ffmpeg_all; ffmpeg_device ;;
+    device) deps; x264_source; x264_patch; cuda_me; x264_all; x264_stock; device; DEVICE=1 x264_experiment
+            ffmpeg_all; ffmpeg_device ;;
     ffmpeg) deps; x264_source; x264_patch; cuda_me; x264_all; ffmpeg_all ;;
-    test) deps; x264_source; x264_patch; cuda_me; x264_all; x264_stock; ffmpeg_all
+    test) deps; x264_source; x264_patch; cuda_me; x264_all; x264_stock; x264_experiment; ffmpeg_all
           exec "$TOP/tests/run.sh" ;;
-    experiment) deps; x264_source; x264_patch; cuda_me; x264_all; x264_experiment ;;
+    experiment) deps; x264_source; x264_patch; cuda_me; x264_all; DEVICE=1 x264_experiment ;;
     patches) x264_source; patches ;;
     *) echo "usage: $0 [all|test|device|ffmpeg|experiment|deps|patches]"; exit 1 ;;
 esac

@@ -123,10 +123,10 @@ if [ -s "$D/$MEM_CLIP" ]; then
     row "long encode: $MEM_CLIP looped ${MEM_SECONDS} s into stdin, $BE, medium, --merange 64, $THREADS threads" \
         "exit 0; every frame fed encoded; >= $MEM_MIN_SECONDS s" \
         "exit $rc; $frames of ${fed:-?} frames encoded at $fps fps; $secs s" $ok
-    grep -h "memory peak\|pairs searched\|waited" "$W/long.log" | sed 's/^/        /'
+    grep -h "gpu-me-stats: \(frames=\|wall_ms=\|open_ms=\)" "$W/long.log" | sed 's/^/        /'
     ok=0
     obs=$(python3 -c "$MEM_VERDICT" "$W/mem.csv" "$t0" "$t1" "$MEM_TOL_MIB" "$MEM_PEAK_MIB" 2>&1) && ok=1
-    lib_peak=$(grep -ho "memory peak: .*" "$W/long.log")
+    lib_peak="$(kv "$W/long.log" device_mib_peak) MiB"
     [ -s "$W/mem.err" ] && obs="$obs; nvidia-smi: $(head -1 "$W/mem.err")"
     row "device memory during the long encode (nvidia-smi every 500 ms)" \
         "samples <= 1 s apart; steady state varies <= $MEM_TOL_MIB MiB; peak <= $MEM_PEAK_MIB MiB above idle" \

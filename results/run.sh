@@ -231,19 +231,20 @@ x264_run() {
 STATS_HDR="fps,kbps,psnr_y,ssim_db,gpu_wait_pct"
 stats() { x264_log_stats "$1" fps kbps psnr_y ssim_db gpu_wait_pct; }
 
-# me_stats LOG: the --gpu-me-stats numbers (empty where absent)
+# me_stats LOG: the --gpu-me-stats numbers (its key=value lines), per
+# frame where the header says so; empty where absent
 ME_HDR="me_searches,me_int_ms,me_int_ms_frame,me_sub_ms,me_sub_ms_frame,gpu_frames,gpu_pairs,gpu_search_ms_pair,gpu_search_ms_frame,gpu_upload_ms_frame,gpu_download_ms_pair,gpu_wait_ms,gpu_waits,gpu_busy_ms_frame,gpu_busy_pct,gpu_backend,gpu_device"
 me_stats() {
-    local l n='[0-9.]*'
-    l="$(tr '\r' '\n' < "$1")"
-    pick() { local v; v="$(echo "$l" | sed -n "$1" | tail -1)"; echo "${v:-$2}"; }
-    echo "$(pick "s/.*x264 motion searches \($n\), integer part \($n\) ms (\($n\) ms\/frame), sub-pel part \($n\) ms (\($n\) ms\/frame).*/\1,\2,\3,\4,\5/p" ,,,,)$(
-        ),$(pick "s/.*gpu-me: frames \($n\), pairs searched \($n\).*/\1,\2/p" ,)$(
-        ),$(pick "s/.*gpu-me: search \($n\) ms\/pair, \($n\) ms\/frame; upload \($n\) ms\/frame; download \($n\) ms\/pair.*/\1,\2,\3,\4/p" ,,,)$(
-        ),$(pick "s/.*gpu-me: analyse waited \($n\) ms in \($n\) waits.*/\1,\2/p" ,)$(
-        ),$(pick "s/.*gpu-me: GPU busy \($n\) ms\/frame, \($n\)% of.*/\1,\2/p" ,)$(
-        ),$(pick "s/.*gpu-me: backend \([a-zA-Z]*\): .*/\1/p" "")$(
-        ),$(pick "s/.*gpu-me: backend cuda: .*device \([0-9]*\) of [0-9]*.*/\1/p" "")"
+    local f
+    f="$(x264_log_stats "$1" frames)"
+    awk -v f="${f:-0}" -v se="$(kv "$1" searches)" -v im="$(kv "$1" search_int_ms)" -v sm="$(kv "$1" search_subpel_ms)" \
+        -v gf="$(kv "$1" frames)" -v gp="$(kv "$1" pairs)" -v sp="$(kv "$1" search_ms_per_pair)" \
+        -v up="$(kv "$1" upload_ms_per_frame)" -v dl="$(kv "$1" download_ms_per_pair)" -v wm="$(kv "$1" wait_ms)" \
+        -v wn="$(kv "$1" waits)" -v bf="$(kv "$1" busy_ms_per_frame)" -v bp="$(kv "$1" busy_pct)" \
+        -v be="$(kv "$1" backend)" -v dev="$(kv "$1" gpu | sed -n 's/.*device \([0-9]*\) of.*/\1/p')" '
+        function per(x, n) { return (x == "" || n + 0 == 0) ? "" : sprintf("%.3f", x / n) }
+        BEGIN { printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", se, im, per(im, f), sm, per(sm, f),
+                       gf, gp, sp, (sp == "" || gf + 0 == 0) ? "" : sprintf("%.3f", sp * gp / gf), up, dl, wm, wn, bf, bp, be, dev }'
 }
 
 # ------------------------------------------------------------ clips

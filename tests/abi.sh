@@ -6,7 +6,7 @@
 # CLI must stay byte-identical to stock), so a program compiled with stock
 # x264.h that loaded a patched libx264.so.164 would have x264 write past its
 # x264_param_t.  The patched tree's shared library is therefore
-# libx264-gpu-me.so.164 (patches/0001), and its x264.pc links -lx264-gpu-me.
+# libx264-gpu-me.so.164 (patches: configure), and its x264.pc links -lx264-gpu-me.
 #
 #   build      configure + build the patched x264 shared (build/x264-shared,
 #              --enable-shared --disable-cli) and install it into
@@ -133,7 +133,7 @@ if [ -x "$W/abi_test" ]; then
     resolved="$(LD_LIBRARY_PATH="$P/lib" ldd "$W/abi_test" | grep 'libx264')"
     if LD_LIBRARY_PATH="$P/lib" "$W/abi_test" 6 > "$W/run.out" 2> "$W/run.log" &&
        grep -q '^abi_test: ok' "$W/run.out" && echo "$resolved" | grep -q "=> $P/lib/$SONAME"; then
-        pass "run: $(cat "$W/run.out" | sed 's/^abi_test: ok, //'); $(grep -m1 'gpu-me: frames' "$W/run.log" | sed 's/.*gpu-me: //')"
+        pass "run: $(cat "$W/run.out" | sed 's/^abi_test: ok, //'); $(grep -m1 'gpu-me-stats: frames=' "$W/run.log" | sed 's/.*gpu-me-stats: //')"
     else
         fail "run: abi_test failed ($resolved)"; tail -n 5 "$W/run.log" "$W/run.out"
     fi

@@ -5,7 +5,8 @@
  * It sets every gpu-me option with x264_param_parse, checks the fields the
  * patch added to x264_param_t, checks that a bad value is refused, then
  * encodes a few frames of a moving synthetic picture on the C backend and
- * counts x264's "gpu-me: frames" statistics line through its own pf_log.
+ * counts x264's "gpu-me-stats: frames=" statistics line through its own
+ * pf_log.
  *
  *   abi_test [FRAMES]      prints "abi_test: ok ..." and exits 0, or names
  *                          what failed and exits 1
@@ -24,7 +25,7 @@ static void log_cb( void *priv, int level, const char *fmt, va_list ap )
     char line[1024];
     (void)priv;
     vsnprintf( line, sizeof(line), fmt, ap );
-    if( strstr( line, "gpu-me: frames " ) )
+    if( strstr( line, "gpu-me-stats: frames=" ) )
         stats_lines++;
     if( level <= X264_LOG_INFO )
         fprintf( stderr, "x264 [%d]: %s", level, line );
@@ -36,7 +37,7 @@ int main( int argc, char **argv )
 {
     static const char *const opts[][2] = {
         { "gpu-me", "1" }, { "gpu-me-backend", "c" }, { "gpu-me-range", "8" },
-        { "gpu-me-mode", "cand" }, { "gpu-me-device", "0" }, { "gpu-me-stats", "1" },
+        { "gpu-me-device", "0" }, { "gpu-me-stats", "1" }, { "mvrange-thread", "auto" },
     };
     const int frames = argc > 1 ? atoi( argv[1] ) : 6;
     const int w = 176, h = 144;
@@ -54,13 +55,14 @@ int main( int argc, char **argv )
             FAIL( "x264_param_parse(%s=%s)", opts[i][0], opts[i][1] );
     /* the fields of the patched x264_param_t */
     if( param.b_gpu_me != 1 || param.i_gpu_me_backend != 2 || param.i_gpu_me_range != 8 ||
-        param.i_gpu_me_mode != 0 || param.i_gpu_me_device != 0 || param.b_gpu_me_stats != 1 )
-        FAIL( "gpu-me fields not set: me %d backend %d range %d mode %d device %d stats %d",
+        param.i_gpu_me_device != 0 || param.b_gpu_me_stats != 1 ||
+        param.analyse.i_mv_range_thread != X264_MV_RANGE_THREAD_AUTO )
+        FAIL( "gpu-me fields not set: me %d backend %d range %d device %d stats %d mvrange-thread %d",
               param.b_gpu_me, param.i_gpu_me_backend, param.i_gpu_me_range,
-              param.i_gpu_me_mode, param.i_gpu_me_device, param.b_gpu_me_stats );
+              param.i_gpu_me_device, param.b_gpu_me_stats, param.analyse.i_mv_range_thread );
     check = param;
-    if( x264_param_parse( &check, "gpu-me-mode", "bogus" ) != X264_PARAM_BAD_VALUE )
-        FAIL( "gpu-me-mode=bogus was not refused with X264_PARAM_BAD_VALUE" );
+    if( x264_param_parse( &check, "gpu-me-backend", "bogus" ) != X264_PARAM_BAD_VALUE )
+        FAIL( "gpu-me-backend=bogus was not refused with X264_PARAM_BAD_VALUE" );
 
     param.i_width = w;
     param.i_height = h;

@@ -1,12 +1,12 @@
 #!/bin/bash
-# tests/device.sh: what runs on the GPU machine (see README, "GPU machine").
+# tests/device.sh: what runs on a GPU host (doc/testing.md).
 # Uses binaries built here by ./build.sh device and carried there: it builds
 # nothing.  Sections (default: data unit sanitize bench e2e):
 #   data        decodes the test clips with OpenCV (no FFmpeg there)
 #   unit        unit tests, CUDA_ME_REQUIRE_GPU=1
 #   sanitize    compute-sanitizer memcheck, racecheck, synccheck (SANITIZE_TOOLS:
 #               some of them; SANITIZE_TIMEOUT: each one's limit [320 s]:
-#               racecheck takes about 240 s on an H100, session 40)
+#               racecheck takes about 240 s on an H100)
 #   bench       kernel benchmark
 #   e2e         tests/e2e.sh GPU=1 with E2E_DECODE=defer: $OUT/e2e-gpu.tgz
 #               holds the streams and NAME.rec.md5; on a machine with FFmpeg:
@@ -56,8 +56,7 @@ data)
 unit)
     # the five parts side by side (alone, the GPU cases take about 130 s
     # (gpu), 100 s (big: the 1080p frames), 150 s (pass2) and 10 s (subpel)
-    # on the GPU machine: in sequence they outlast a short device call);
-    # one log each
+    # on an H100: in sequence they take 6.5 minutes); one log each
     sec "unit tests, GPU required: cuda_me, gpu/gpu, gpu/big, gpu/pass2, gpu/subpel at once"
     upids=()
     for part in cuda_me gpu/gpu gpu/big gpu/pass2 gpu/subpel; do
@@ -121,16 +120,17 @@ gpu)
 sanitize-encode)
     for tool in memcheck racecheck synccheck; do
         sec "compute-sanitizer $tool over a --gpu-me encode"
-        # the warm-up cut to one frame and a short lookahead with two
-        # slices: the lookahead's searches run on the GPU too (queued ahead)
-        X264_GPU_ME_WARMUP=1 timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "$X264" --no-progress \
+        # the warm-up cut to one frame (the developer build) and a short
+        # lookahead with two slices: the lookahead's searches run on the GPU
+        # too (queued ahead)
+        X264_GPU_ME_WARMUP=1 timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/device/x264-exp/x264" --no-progress \
             --gpu-me --gpu-me-backend cuda --gpu-me-range 16 --gpu-me-stats --threads 4 --bframes 3 --ref 3 \
             --rc-lookahead 10 --lookahead-threads 2 --frames 30 -o "$OUT/san-$tool.264" \
             "$D/foreman_cif.y4m" > "$OUT/sanitize-encode-$tool.log" 2>&1
         rc=$?
-        grep -E "ERROR SUMMARY|encoded|gpu-me: backend|gpu-me: lookahead" "$OUT/sanitize-encode-$tool.log" | tail -4
-        if [ "$rc" = 0 ] && grep -q "gpu-me: backend cuda" "$OUT/sanitize-encode-$tool.log" &&
-           grep -Eq "gpu-me: lookahead: [1-9][0-9]* pairs searched by cuda_me" "$OUT/sanitize-encode-$tool.log" &&
+        grep -E "ERROR SUMMARY|encoded|backend=|lookahead_gpu_pairs=" "$OUT/sanitize-encode-$tool.log" | tail -4
+        if [ "$rc" = 0 ] && [ "$(kv "$OUT/sanitize-encode-$tool.log" backend)" = cuda ] &&
+           [ "$(kvn "$OUT/sanitize-encode-$tool.log" lookahead_gpu_pairs)" -gt 0 ] &&
            grep -Eq "(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors)" "$OUT/sanitize-encode-$tool.log"; then
             pass "compute-sanitizer $tool over a --gpu-me encode: 0 errors"
         else
@@ -144,8 +144,8 @@ ffmpeg)
     "$FF" -nostdin -y -i "$D/foreman_cif.y4m" -c:v libx264 \
         -x264-params gpu-me=1:gpu-me-backend=cuda:gpu-me-range=16:gpu-me-stats=1 "$OUT/ffmpeg-gpu.mp4" > "$OUT/ffmpeg-gpu.log" 2>&1
     rc=$?
-    grep "gpu-me: backend" "$OUT/ffmpeg-gpu.log"
-    if [ "$rc" = 0 ] && grep -q "gpu-me: backend cuda" "$OUT/ffmpeg-gpu.log"; then
+    grep "gpu-me-stats: device=" "$OUT/ffmpeg-gpu.log"
+    if [ "$rc" = 0 ] && [ "$(kv "$OUT/ffmpeg-gpu.log" backend)" = cuda ]; then
         pass "ffmpeg -x264-params gpu-me=1 on the CUDA backend"
     else
         fail "ffmpeg -x264-params gpu-me=1 on the CUDA backend: exit $rc"; tail -5 "$OUT/ffmpeg-gpu.log"
@@ -187,7 +187,7 @@ oldarch)
             "$(cmp -s "$W/plain.rec.yuv" "$W/gpu.rec.yuv" && echo identical || echo DIFFERENT) ($(x264_log_stats "$W/gpu.log" frames) frames)" \
             "$(cmp -s "$W/plain.rec.yuv" "$W/gpu.rec.yuv" && [ -s "$W/gpu.rec.yuv" ] && echo 1 || echo 0)"
         enc "$OLD" gpu4 foreman_cif.y4m --threads 4 --frames 12 --gpu-me --gpu-me-range 16
-        # no FFmpeg on the GPU machine: the md5 of the reconstruction stays
+        # no FFmpeg on the GPU host: the md5 of the reconstruction stays
         # in $OUT/oldarch for tests/verify_deferred.sh
         E2E_DECODE=$(command -v ffmpeg >/dev/null && echo ffmpeg || echo defer) \
             encodes "oldarch: --gpu-me, 4 threads" gpu4 "" "$re"
@@ -198,7 +198,7 @@ oldarch)
     fi
     ;;
 opencl)
-    # issue 12: x264's own OpenCL lookahead (--opencl; x264 dlopens
+    # x264's own OpenCL lookahead (--opencl; x264 dlopens
     # libOpenCL.so at run time): can this machine run it, and with which
     # environment?  Information for the table2 runs, not a test.  The
     # loader: ldconfig's libOpenCL.so.1, else $OCL_LOADER (a copy carried

@@ -5,23 +5,21 @@
 #   build      build/ffmpeg/ffmpeg has --enable-gpl --enable-libx264 and
 #              links libavcodec and libx264 statically (needs neither .so)
 #   gpu-me=1   -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-stats=1 encodes
-#              (exit 0, a non-empty mp4) and x264's "gpu-me: frames"
-#              statistics line is in FFmpeg's log
+#              (exit 0, a non-empty mp4) and x264's "gpu-me-stats: frames="
+#              line is in FFmpeg's log
 #   gpu-me=0   -x264-params gpu-me=0 encodes (exit 0), no gpu-me line, and
 #              its stream is byte-identical to no -x264-params at all
 #   differ     the gpu-me=1 and gpu-me=0 streams differ
 #   decode     Debian's /usr/bin/ffmpeg decodes both without an error, every
 #              frame
-#   options    every gpu-me-* option gets through -x264-params (mode cand,
-#              range 24, device 0, stats 0, subpel 20): no parse error, x264
-#              reports them and writes gpu_me=cand:24 gpu_me_subpel=20 into
-#              the stream's option SEI; and at veryslow split 20,
-#              lookahead 0, fallback hex (gpu_me_subpel=20, auto there,
-#              gpu_me_split=20 gpu_me_fallback=hex in the SEI)
-#   bad value  gpu-me-mode=bogus: -x264opts fails (exit != 0, "bad value for
-#              'gpu-me-mode'"); -x264-params, where FFmpeg only warns about
-#              x264 options, names it ("Error parsing option 'gpu-me-mode =
-#              bogus'")
+#   options    every gpu-me-* option gets through -x264-params (backend c,
+#              range 24, device 0, stats 0): no parse error, x264 reports
+#              them and writes gpu_me=24 into the stream's option SEI; and
+#              x264's mvrange-thread=auto
+#   bad value  gpu-me-backend=bogus: -x264opts fails (exit != 0, "bad value
+#              for 'gpu-me-backend'"); -x264-params, where FFmpeg only warns
+#              about x264 options, names it ("Error parsing option
+#              'gpu-me-backend = bogus'")
 #
 # Environment: FFMPEG (binary under test) [build/ffmpeg/ffmpeg],
 # CUDA_ME_TEST_DATA (decoded clips, foreman_cif.y4m is made when missing),
@@ -83,10 +81,10 @@ fi
 
 # 2. gpu-me=1, C backend, statistics
 if enc on -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-stats=1 && [ -s "$W/on.mp4" ]; then
-    if grep -q '^\[libx264 @ [^]]*\] gpu-me: frames [1-9]' "$W/on.log"; then
-        pass "gpu-me=1: exit 0, gpu-me statistics in FFmpeg's log: $(grep -m1 'gpu-me: frames' "$W/on.log" | sed 's/.*gpu-me: //')"
+    if grep -q '^\[libx264 @ [^]]*\] gpu-me-stats: frames=[1-9]' "$W/on.log"; then
+        pass "gpu-me=1: exit 0, gpu-me statistics in FFmpeg's log: $(grep -m1 'gpu-me-stats: frames=' "$W/on.log" | sed 's/.*gpu-me-stats: //')"
     else
-        fail "gpu-me=1: exit 0 but no 'gpu-me: frames' line in $W/on.log"
+        fail "gpu-me=1: exit 0 but no 'gpu-me-stats: frames=' line in $W/on.log"
     fi
 else
     fail "gpu-me=1: FFmpeg failed"; tail -n 5 "$W/on.log"
@@ -121,44 +119,37 @@ else
     fail "decode: $SYSFF cannot decode a stream cleanly"; cat "$W/on.dec.log" "$W/off.dec.log" 2>/dev/null | head -n 5
 fi
 
-# 6. every gpu-me-* option through -x264-params: options NAME INFO_RE SEI
-# WHAT FFMPEG_ARGS...: FFmpeg passes them all, x264's info line matches
-# INFO_RE, the stream's option SEI holds SEI, and no statistics printed
-# (gpu-me-stats=0, or not asked for)
-options() {
-    local n="$1" info="$2" sei="$3" what="$4"
-    shift 4
-    if ! enc "$n" "$@"; then
-        fail "options: FFmpeg failed"; tail -n 5 "$W/$n.log"
-    elif grep -q 'Error parsing option' "$W/$n.log"; then
-        fail "options: FFmpeg could not pass an option: $(grep -m1 'Error parsing option' "$W/$n.log")"
-    elif ! grep -q "gpu-me: C reference; $info" "$W/$n.log"; then
-        fail "options: x264 did not report 'C reference; $info'"
-        grep 'gpu-me' "$W/$n.log"
-    elif grep -q 'gpu-me: frames' "$W/$n.log"; then
-        fail "options: statistics printed without gpu-me-stats"
-    elif ! grep -a -q "$sei " "$W/$n.mp4"; then
-        fail "options: no $sei in the stream's option SEI"
-    else
-        pass "options: $what reach x264 (SEI: $sei)"
-    fi
-}
-options opts 'range 24 as asked, .* cand mode, .*skipping P 16x16 and 8x8 references 20% above' 'gpu_me=cand:24 gpu_me_subpel=20' \
-    "gpu-me, -backend, -mode, -range, -device, -stats, -subpel" \
-    -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-mode=cand:gpu-me-range=24:gpu-me-device=0:gpu-me-stats=0:gpu-me-subpel=20
-# the later ones at veryslow, where --gpu-me-fallback hex applies (--me umh)
-options opts2 'range 16 as asked, .* adaptive mode (auto), hexagon fallback, .*skipped where the GPU puts them 20% above 16x16' \
-    'gpu_me=adaptive:16 gpu_me_subpel=20 gpu_me_split=20 gpu_me_fallback=hex' "gpu-me-split, -lookahead, -fallback" \
-    -preset veryslow -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-range=16:gpu-me-split=20:gpu-me-lookahead=0:gpu-me-fallback=hex
+# 6. every gpu-me-* option through -x264-params: FFmpeg passes them all,
+# x264's info line names the backend and the range, the stream's option SEI
+# holds gpu_me=RANGE, and no statistics printed (gpu-me-stats=0)
+if ! enc opts -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-range=24:gpu-me-device=0:gpu-me-stats=0; then
+    fail "options: FFmpeg failed"; tail -n 5 "$W/opts.log"
+elif grep -q 'Error parsing option' "$W/opts.log"; then
+    fail "options: FFmpeg could not pass an option: $(grep -m1 'Error parsing option' "$W/opts.log")"
+elif ! grep -q "gpu-me: C reference; range 24, " "$W/opts.log"; then
+    fail "options: x264 did not report 'C reference; range 24'"; grep 'gpu-me' "$W/opts.log"
+elif grep -q 'gpu-me-stats:' "$W/opts.log"; then
+    fail "options: statistics printed with gpu-me-stats=0"
+elif ! grep -a -q "gpu_me=24 " "$W/opts.mp4"; then
+    fail "options: no gpu_me=24 in the stream's option SEI"
+else
+    pass "options: gpu-me, -backend, -range, -device, -stats reach x264 (SEI: gpu_me=24)"
+fi
+# and x264's own --mvrange-thread auto
+if enc mvrt -x264-params mvrange-thread=auto:threads=8 && ! grep -q 'Error parsing option' "$W/mvrt.log" && decodes mvrt; then
+    pass "options: mvrange-thread=auto reaches x264 and the stream decodes"
+else
+    fail "options: mvrange-thread=auto"; grep -i 'error\|mvrange' "$W/mvrt.log" | head -3
+fi
 
 # 7. a bad value
-enc bad_opts -x264opts gpu-me=1:gpu-me-backend=c:gpu-me-mode=bogus; rc_opts=$?
-enc bad_params -x264-params gpu-me=1:gpu-me-backend=c:gpu-me-mode=bogus
-if [ "$rc_opts" != 0 ] && grep -q "bad value for 'gpu-me-mode': 'bogus'" "$W/bad_opts.log" &&
-   grep -q "Error parsing option 'gpu-me-mode = bogus'" "$W/bad_params.log"; then
-    pass "bad value: gpu-me-mode=bogus fails -x264opts (exit $rc_opts) and is named by -x264-params"
+enc bad_opts -x264opts gpu-me=1:gpu-me-backend=bogus; rc_opts=$?
+enc bad_params -x264-params gpu-me=1:gpu-me-backend=bogus
+if [ "$rc_opts" != 0 ] && grep -q "bad value for 'gpu-me-backend': 'bogus'" "$W/bad_opts.log" &&
+   grep -q "Error parsing option 'gpu-me-backend = bogus'" "$W/bad_params.log"; then
+    pass "bad value: gpu-me-backend=bogus fails -x264opts (exit $rc_opts) and is named by -x264-params"
 else
-    fail "bad value: gpu-me-mode=bogus not reported (-x264opts exit $rc_opts)"
+    fail "bad value: gpu-me-backend=bogus not reported (-x264opts exit $rc_opts)"
     grep -h -i 'bogus' "$W/bad_opts.log" "$W/bad_params.log"
 fi
 

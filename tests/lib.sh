@@ -6,7 +6,7 @@
 #
 # Sets TOP (the checkout), B (build/), D (decoded clips:
 # $CUDA_ME_TEST_DATA, default build/data), X264 (patched x264, default
-# build/$X264_TREE/x264 with X264_TREE=x264; the GPU machine's scripts set
+# build/$X264_TREE/x264 with X264_TREE=x264; the GPU host's scripts set
 # X264_TREE=device/x264 before sourcing), STOCK (stock x264) and W (the work
 # directory enc writes into: each script sets its own).
 #
@@ -26,7 +26,7 @@
 #                             ENC_TIMEOUT seconds at most (600)
 #   decoded NAME [PIX_FMT]    FFmpeg decodes $W/NAME.264 exactly to
 #                             NAME.rec.yuv; fails when no decoder is found.
-#                             E2E_DECODE=defer (the GPU machine, no FFmpeg):
+#                             E2E_DECODE=defer (a GPU host without FFmpeg):
 #                             keeps NAME.rec.md5 for tests/verify_deferred.sh.
 #                             Either way $DECODE_NOTE says what happened.
 #   check NAME INPUT ARGS...  $X264 encodes, exit 0, decoded: one verdict
@@ -38,6 +38,10 @@
 #                             then one row: exactly one gpu-me warning, FRAMES
 #                             frames
 #   same A B WHAT             $W/A.264 and $W/B.264 byte-identical: one verdict
+#   kv LOG KEY                the value of KEY on the gpu-me-stats lines
+#                             (--gpu-me-stats: key=value) of an x264 log,
+#                             its quotes removed; empty where there is none
+#   kvn LOG KEY               kv, or 0 where there is none
 #   x264_log_stats LOG [FIELD...]
 #                             the numbers of an x264 log, comma-separated;
 #                             fields frames fps kbps psnr_y ssim_db
@@ -109,7 +113,7 @@ decoded() {   # NAME [PIX_FMT]
     *) DECODE_NOTE="unknown E2E_DECODE=$E2E_DECODE (ffmpeg or defer)"; return 1 ;;
     esac
     if ! command -v ffmpeg >/dev/null 2>&1; then
-        DECODE_NOTE="no decoder: ffmpeg not found (E2E_DECODE=defer defers decodes, on the GPU machine only)"
+        DECODE_NOTE="no decoder: ffmpeg not found (E2E_DECODE=defer defers decodes, for a GPU host only)"
         return 1
     fi
     if ffmpeg -nostdin -loglevel error -y -i "$n.264" -f rawvideo "${pixfmt[@]}" "$n.dec.yuv" &&
@@ -157,6 +161,16 @@ same() {   # A B WHAT
     if cmp -s "$W/$1.264" "$W/$2.264"; then pass "$3"; else fail "$3"; fi
 }
 
+kv() {   # LOG KEY
+    tr '\r' '\n' < "$1" | sed -n "s/.*gpu-me-stats:.* $2=\\(\"[^\"]*\"\\|[^ ]*\\).*/\\1/p" | head -n 1 | tr -d '"'
+}
+
+kvn() {   # LOG KEY: kv, 0 where there is none (for numeric tests)
+    local v
+    v="$(kv "$1" "$2")"
+    echo "${v:-0}"
+}
+
 x264_log_stats() {   # LOG [FIELD...]
     local fields="${*:2}"
     tr '\r' '\n' < "$1" | awk -v fields="${fields:-fps kbps psnr_y ssim_db gpu_wait_pct}" '
@@ -168,7 +182,7 @@ x264_log_stats() {   # LOG [FIELD...]
         /^encoded [0-9]+ frames, / { v["frames"] = $2; v["fps"] = $4; v["kbps"] = $6 }
         /PSNR Mean Y:/             { v["psnr_y"] = num($0, "PSNR Mean Y:") }
         /SSIM Mean Y:/             { v["ssim_db"] = num(substr($0, index($0, "SSIM Mean Y:")), "(") }
-        /gpu-me: analyse waited /  { v["gpu_wait_pct"] = num($0, "(") }
+        /gpu-me-stats: .* wait_pct=/ { v["gpu_wait_pct"] = num($0, " wait_pct=") }
         END { n = split(fields, f, " ")
               for (i = 1; i <= n; i++) printf "%s%s", (i > 1 ? "," : ""), v[f[i]]
               print "" }'
@@ -191,46 +205,4 @@ decode_clips() {   # DECODER [LINE...]
         "street_1080p_2.y4m VID_1920x1080_cabac_temporal_direct.264 2" \
         "$@")
     return $st
-}
-
-# exp_setup NAME [DIR]: for results/*_cpu.sh: X, the experiment build
-# (./build.sh experiment; X264_EXP overrides), and W, the work folder (DIR,
-# or build/NAME), made; exits saying what to run when the build is missing.
-exp_setup() {
-    X="${X264_EXP:-$B/x264-exp/x264}"
-    [ -x "$X" ] || { echo "no $X: run ./build.sh experiment"; exit 1; }
-    W="${2:-$B/$1}"
-    mkdir -p "$W" || exit 1
-}
-
-# exp_study CLIPS PRESET RANGE: for results/*_cpu.sh: CLIPS, PRESET and
-# RANGE from the environment, else these defaults; exits unless every
-# D/CLIP.y4m is there (results/subpel_shadow_cpu.sh makes the street clips).
-exp_study() {
-    local c
-    CLIPS="${CLIPS:-$1}" PRESET="${PRESET:-$2}" RANGE="${RANGE:-$3}"
-    for c in $CLIPS; do
-        [ -s "$D/$c.y4m" ] || { echo "no $D/$c.y4m: run results/subpel_shadow_cpu.sh once (it makes the street clips)"; exit 1; }
-    done
-}
-
-# exp_grid CMD CONFIG...: for results/*_cpu.sh after exp_setup: every clip
-# of CLIPS at every QP of QPS (default 22 27 32 37) in every CONFIG encoded,
-# in parallel on every core, by the command line that "CMD CLIP CONFIG QP
-# OUT" prints (environment, x264 and its options, with output OUT.264),
-# logging to OUT.log, OUT being W/CLIP_CONFIG_QP; encodes already done in W
-# are kept.  Then W/rd.csv: CLIP,CONFIG,QP,kb/s,PSNR-Y (results/bdrate.py's
-# read_rd()).
-exp_grid() {
-    local cmd="$1" lines c cfg q o
-    shift
-    lines="$(for c in $CLIPS; do for q in ${QPS:-22 27 32 37}; do for cfg in "$@"; do echo "$c $cfg $q"; done; done; done)"
-    while read -r c cfg q; do
-        o="$W/${c}_${cfg}_$q"
-        grep -q "^encoded" "$o.log" 2>/dev/null && continue
-        echo "$("$cmd" "$c" "$cfg" "$q" "$o") > $o.log 2>&1"
-    done <<< "$lines" | xargs -P "$(nproc)" -I{} bash -c {}
-    while read -r c cfg q; do
-        echo "$c,$cfg,$q,$(x264_log_stats "$W/${c}_${cfg}_$q.log" kbps psnr_y)"
-    done <<< "$lines" > "$W/rd.csv"
 }

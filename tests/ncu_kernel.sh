@@ -1,12 +1,12 @@
 #!/bin/bash
 # tests/ncu_kernel.sh: Nsight Compute pipe counts of the search kernel, per
-# variant, on the GPU machine (issue 13).
+# variant, on a GPU host (kernel work only).
 #
 #   tests/ncu_kernel.sh [BENCH] [RANGE] [VARIANTS...]
 #     BENCH     the benchmark binary [build/bench/bench_me, as tests/device.sh]
 #     RANGE     search range [32]
 #     VARIANTS  kernel variants (bench_me -v) [every one]
-#   OUT=dir     where the reports go [results/ncu]
+#   OUT=dir     where the reports go [build/ncu]
 #   TAG=name    appended to the report names
 #   ARGS="..."  more bench_me arguments (e.g. ARGS="-g 96,12": a geometry)
 #   SIZE=name   the frame: 720p, 1080p or 2160p [1080p]
@@ -20,8 +20,7 @@
 # (bench_me times the range's default variant also with transfers and with two
 # candidates: 4 launches per repeat, the 1st of them the plain search; other
 # variants launch once per repeat; so the 5th launch is a plain search of
-# the range in both cases; until session 19 the 4th was profiled, for the
-# default variant pass 2's +-16 search).
+# the range in both cases).
 # SOURCE=1: also per SASS instruction the instructions executed and the
 # warp stall samples (ncu's SourceCounters, OUT/vV_rRANGE.sass.csv).
 # Writes OUT/vV_rRANGE.ncu-rep and a CSV of the metrics; prints per variant
@@ -36,7 +35,7 @@ BENCH="${1:-}"
 BENCH="${BENCH:-build/bench/bench_me}"
 RANGE="${2:-32}"
 shift $(( $# > 2 ? 2 : $# ))
-OUT="${OUT:-results/ncu}"
+OUT="${OUT:-build/ncu}"
 mkdir -p "$OUT"
 NCU="${NCU:-ncu}"
 command -v "$NCU" >/dev/null || { echo "ncu not found (set NCU=...)"; exit 1; }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/reliability.sh: bad input, absurd options and injected faults
 # through the patched x264 (C backend here; tests/device.sh and
-# results/reliability_gpu.sh do the CUDA backend on the GPU machine).
+# results/reliability_gpu.sh do the CUDA backend on a GPU host).
 #
 # Each case: a clear message, a non-zero exit where x264 refuses, exit 0
 # and a stream FFmpeg decodes exactly to x264's reconstruction otherwise;
@@ -70,18 +70,21 @@ enc "$X264" gr3 "$Q" $C --gpu-me-range 3 --frames 3; encodes "--gpu-me-range 3" 
 enc "$X264" dev99 "$Q" --gpu-me --gpu-me-range 8 --gpu-me-device 99 --frames 3; encodes "--gpu-me-device 99, auto backend" dev99 yuv420p "warning.*gpu-me"
 enc "$X264" dev99c "$Q" --gpu-me --gpu-me-backend cuda --gpu-me-device 99 --frames 3; refuses "--gpu-me-device 99, --gpu-me-backend cuda" dev99c
 enc "$X264" badbe "$Q" --gpu-me --gpu-me-backend opencl --frames 3; refuses "--gpu-me-backend opencl (unknown)" badbe
-enc "$X264" badmode "$Q" --gpu-me --gpu-me-mode fast --frames 3; refuses "--gpu-me-mode fast (unknown)" badmode
+enc "$X264" badmode "$Q" --gpu-me --gpu-me-mode fast --frames 3; refuses "--gpu-me-mode (not an option)" badmode
+enc "$X264" badmvrt "$Q" --mvrange-thread fast --frames 3 --threads 4; encodes "--mvrange-thread fast (x264 reads 0: its own limit)" badmvrt
 
 echo "--- faults injected into the C backend during an encode"
 for spec in launch:1 launch:12 copy:7 alloc:9; do
     # shellcheck disable=SC2086
     fault_case "$spec" "C backend, 3 threads" "gpu-me: .* failed" 30 "$F" $C --threads 3 --bframes 3
 done
-# the lookahead's search (--gpu-me-lookahead, the default): one thread, so
-# the 5th launch is deterministically the lookahead's (its first queue of
-# searches after a one-frame warm-up); x264 then searches on its own
+# the lookahead's search in cuda_me: one thread, so the 5th launch is
+# deterministically the lookahead's (its first queue of searches after a
+# one-frame warm-up, the developer build's X264_GPU_ME_WARMUP=1); x264 then
+# searches on its own
+XE="${X264_EXP:-$B/${X264_TREE:-x264}-exp/x264}"
 # shellcheck disable=SC2086
-X264_GPU_ME_WARMUP=1 fault_case launch:5 "C backend, the lookahead's search" "gpu-me: the lookahead's search failed" 30 \
+X264="$XE" X264_GPU_ME_WARMUP=1 fault_case launch:5 "C backend, the lookahead's search" "gpu-me: the lookahead's search failed" 30 \
     "$F" $C --threads 1 --rc-lookahead 10
 CUDA_ME_FAULT=alloc:1 enc "$X264" fstart "$Q" $C --frames 3; refuses "CUDA_ME_FAULT=alloc:1 (at open) with --gpu-me-backend c" fstart
 

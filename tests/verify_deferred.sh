@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/verify_deferred.sh DIR: the decode checks the GPU machine deferred.
+# tests/verify_deferred.sh DIR: the decode checks a GPU host deferred.
 #
 # There (no FFmpeg), E2E_DECODE=defer keeps each stream NAME.264 with the md5
 # of x264's reconstruction, NAME.rec.md5 (tests/device.sh e2e, results/
