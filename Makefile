@@ -8,7 +8,7 @@ OBJ = $(B)/obj
 LIB_C  = cuda_me/api.c cuda_me/me_c.c cuda_me/subpel_c.c cuda_me/lowres_c.c cuda_me/cuda.c cuda_me/device_pick.c
 LIB_CU = cuda_me/me_cuda.cu cuda_me/subpel_cuda.cu cuda_me/lowres_cuda.cu
 DEV_CU = cuda_me/dev/me_cuda_paper.cu
-HDR    = cuda_me/cuda_me.h cuda_me/spec.h cuda_me/subpel_spec.h cuda_me/subpel_jobs.h cuda_me/lowres_spec.h cuda_me/internal.h cuda_me/kernels.h cuda_me/device_pick.h
+HDR    = cuda_me/cuda_me.h cuda_me/me_spec.h cuda_me/subpel_spec.h cuda_me/subpel_jobs.h cuda_me/lowres_spec.h cuda_me/internal.h cuda_me/kernels.h cuda_me/device_pick.h
 CU_HDR = cuda_me/reduce.cuh cuda_me/window.cuh
 
 LIB_OBJ = $(LIB_C:cuda_me/%.c=$(OBJ)/%.o)
@@ -45,9 +45,10 @@ $(B)/include/cuda_me.h: cuda_me/cuda_me.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-# spec.h (the window and the cost of the search), for the x264 glue's
-# developer-only experiment (X264_GPU_ME_EXPERIMENT)
-$(B)/include/cuda_me_spec.h: cuda_me/spec.h
+# me_spec.h (the window and the cost of the integer search), for the x264
+# glue's developer-only experiment (X264_GPU_ME_EXPERIMENT), which includes
+# it as cuda_me_spec.h
+$(B)/include/cuda_me_spec.h: cuda_me/me_spec.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 

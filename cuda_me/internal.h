@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "cuda_me.h"
-#include "spec.h"
+#include "me_spec.h"
 #include "subpel_spec.h"
 #include "subpel_jobs.h"
 #include "lowres_spec.h"
@@ -196,7 +196,7 @@ double cme_busy_total( cme_busy_t *b );   /* folds every interval kept */
 
 /* The C reference search of one frame pair.  cur and ref point at pixel (0,0)
  * of planes with at least 18 replicated pixels on every side (CME_PAD are
- * stored).  i_mv_range_thread: x264's frame-thread limit, 0: none (spec.h).
+ * stored).  i_mv_range_thread: x264's frame-thread limit, 0: none (me_spec.h).
  * i_cands 2: also pass 2 (cuda_me.h); out is [mb][i_cands][i_parts]. */
 void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
                    const uint8_t *ref, intptr_t i_ref_stride,

@@ -29,7 +29,7 @@ typedef struct cme_launch_t
     int i_pitch;
     int i_mb_width, i_mb_height;
     int i_range, i_mv_range;
-    int i_mv_range_thread;          /* x264's frame-thread limit, 0: none (spec.h) */
+    int i_mv_range_thread;          /* x264's frame-thread limit, 0: none (me_spec.h) */
     int i_parts;                    /* 9 or 41 */
     const uint16_t *mv_cost;        /* device, 4*range+1 entries, or NULL */
     const int16_t *centre;          /* device, [mb][2] window centres, or NULL: (0,0) */
@@ -74,7 +74,7 @@ size_t cme_cuda_scratch_size( int i_mb_width, int i_mb_height, int i_range, int 
 cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stream );
 cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks );
 
-/* Pass 2 of two candidates (cuda_me.h, i_cands; spec.h, cme_pass2_centre),
+/* Pass 2 of two candidates (cuda_me.h, i_cands; me_spec.h, cme_pass2_centre),
  * after cme_cuda_search( l ) on the same stream: pass2_kernel makes the
  * centres from pass 1's 16x16 vectors in l->out into centre2 (device,
  * [mb][2]), then the same search at range cme_pass2_range( l->i_range )
@@ -138,7 +138,7 @@ cudaError_t cme_cuda_carveout( int pct );
 
 /* Host-side check of the KEYS_FMA and KEYS_CHAIN merges (no GPU needed): random and extreme
  * 4x4 SADs and MV costs through the kernels' key formation, against
- * cme_merge() (spec.h).  Returns the number of wrong or missing keys. */
+ * cme_merge() (me_spec.h).  Returns the number of wrong or missing keys. */
 int cme_cuda_selftest_keys( uint32_t seed );
 
 /* Host-side check of the KEYS_PAIR runs (no GPU needed): for every window

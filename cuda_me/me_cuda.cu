@@ -22,7 +22,7 @@
  *   grid (macroblocks, blocks per macroblock), 64..128 threads (the host picks
  *   threads, runs per thread and blocks per macroblock for each range so that
  *   few threads idle: search_geom()).
- *   A macroblock's window (spec.h) of wx x wy positions is cut into "runs":
+ *   A macroblock's window (me_spec.h) of wx x wy positions is cut into "runs":
  *   K = 8 vertically adjacent positions of one column.  Run u of a
  *   macroblock is column u % wx, rows from 8*(u / wx); the last run of each
  *   column is moved up to end on the window's last row (positions evaluated
@@ -52,7 +52,7 @@
  *   kernel was 5% of the search's time at +-16: results/kernel_steps.md).
  *
  * pass2_kernel: one thread per macroblock, the centre of its second pass
- *   (two candidates) from pass 1's 16x16 vectors (spec.h, cme_pass2_centre);
+ *   (two candidates) from pass 1's 16x16 vectors (me_spec.h, cme_pass2_centre);
  *   then search_kernel (and reduce_kernel) run again at cme_pass2_range()
  *   (16 from range 32 on).
  *
@@ -70,7 +70,7 @@
 #include <cudaTypedefs.h>    /* PFN_cuTensorMapEncodeTiled */
 #endif
 
-#include "spec.h"
+#include "me_spec.h"
 #include "kernels.h"
 #include "reduce.cuh"
 #include "window.cuh"
@@ -336,7 +336,7 @@ static __host__ __device__ __forceinline__ uint32_t mad( uint32_t x, uint32_t y,
 }
 
 /* Partitions whose keys block row b completes, in the order row_keys()
- * writes them (x264 partition numbers, spec.h). */
+ * writes them (x264 partition numbers, me_spec.h). */
 static __host__ __device__ constexpr int row_nkeys( int np, int b )
 {
     return np == CUDA_ME_NPART ? (b & 1 ? (b == 1 ? 4+2+4+2+1 : 4+2+4+2+1+3) : 4+2)
@@ -1595,7 +1595,7 @@ static int window_rows( int per, int wy, int runs_per_block, int K )
 }
 
 /* Window width of macroblock column x, height of macroblock row y: the
- * same for every centre and for every row (column) (spec.h). */
+ * same for every centre and for every row (column) (me_spec.h). */
 static int window_width( int x, int mb_w, int range, int mv_range )
 {
     cme_window_t w = cme_get_window( x, 0, mb_w, 1, range, mv_range, 0, 0, 0 );

@@ -38,8 +38,8 @@
 
 #include <stdint.h>
 
-/* Standalone (the x264 glue includes it without spec.h); the same
- * CME_SPEC as spec.h's. */
+/* Standalone (the x264 glue includes it without me_spec.h); the same
+ * CME_SPEC as me_spec.h's. */
 #ifndef CME_SPEC
 #ifdef __CUDACC__
 #define CME_SPEC static __host__ __device__ __forceinline__

@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 
-#include "spec.h"
+#include "me_spec.h"
 #include "kernels.h"
 #include "reduce.cuh"
 #include "window.cuh"

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernels.h"
-#include "spec.h"
+#include "me_spec.h"
 
 int main( int argc, char **argv )
 {
