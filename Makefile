@@ -5,7 +5,7 @@ include config.mak
 B = build
 OBJ = $(B)/obj
 
-LIB_C  = cuda_me/api.c cuda_me/me_c.c cuda_me/subpel_c.c cuda_me/lowres_c.c cuda_me/cuda.c cuda_me/device_pick.c
+LIB_C  = cuda_me/api.c cuda_me/common.c cuda_me/me_c.c cuda_me/subpel_c.c cuda_me/lowres_c.c cuda_me/cuda.c cuda_me/device_pick.c
 LIB_CU = cuda_me/me_cuda.cu cuda_me/subpel_cuda.cu cuda_me/lowres_cuda.cu
 DEV_CU = cuda_me/dev/me_cuda_paper.cu
 HDR    = cuda_me/cuda_me.h cuda_me/me_spec.h cuda_me/subpel_spec.h cuda_me/subpel_jobs.h cuda_me/lowres_spec.h cuda_me/internal.h cuda_me/kernels.h cuda_me/device_pick.h
