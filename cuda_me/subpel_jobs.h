@@ -1,5 +1,5 @@
 /*****************************************************************************
- * subpel_jobs.h: the sub-pel jobs of a searched frame pair (issue 12)
+ * subpel_jobs.h: the sub-pel jobs of a searched frame pair
  *****************************************************************************
  * With cuda_me_param_t.i_subme, each candidate of each partition becomes
  * one cme_subpel_job_t (subpel_spec.h), made by both backends from the

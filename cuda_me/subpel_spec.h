@@ -1,5 +1,5 @@
 /*****************************************************************************
- * subpel_spec.h: sub-pel refinement, the specification (issue 12)
+ * subpel_spec.h: sub-pel refinement, the specification
  *****************************************************************************
  * What x264 (baee400) computes for one partition's sub-pel refinement in
  * x264_me_search_ref (encoder/me.c: refine_subpel( h, m, hpel, qpel,
