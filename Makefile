@@ -5,21 +5,26 @@ include config.mak
 B = build
 OBJ = $(B)/obj
 
-LIB_C  = cuda_me/api.c cuda_me/me_c.c cuda_me/subpel_c.c cuda_me/lowres_c.c cuda_me/cuda.c cuda_me/device_pick.c
+LIB_C  = cuda_me/api.c cuda_me/common.c cuda_me/me_c.c cuda_me/subpel_c.c cuda_me/lowres_c.c cuda_me/cuda.c cuda_me/device_pick.c
 LIB_CU = cuda_me/me_cuda.cu cuda_me/subpel_cuda.cu cuda_me/lowres_cuda.cu
-DEV_CU = cuda_me/dev/me_cuda_paper.cu
-HDR    = cuda_me/cuda_me.h cuda_me/spec.h cuda_me/subpel_spec.h cuda_me/subpel_jobs.h cuda_me/lowres_spec.h cuda_me/internal.h cuda_me/kernels.h cuda_me/device_pick.h
-CU_HDR = cuda_me/reduce.cuh cuda_me/window.cuh
+# dev/: the experimental search kernels and the paper's, for bench_me and
+# the tests only (never in libcuda_me.a)
+DEV_CU = cuda_me/dev/me_cuda_paper.cu cuda_me/dev/me_cuda_variants.cu
+HDR    = cuda_me/cuda_me.h cuda_me/me_spec.h cuda_me/subpel_spec.h cuda_me/subpel_jobs.h cuda_me/lowres_spec.h cuda_me/internal.h cuda_me/kernels.h cuda_me/device_pick.h
+CU_HDR = cuda_me/reduce.cuh cuda_me/window.cuh cuda_me/search.cuh
+DEV_HDR = cuda_me/dev/me_cuda_dev.h
 
 LIB_OBJ = $(LIB_C:cuda_me/%.c=$(OBJ)/%.o)
 ifeq ($(HAVE_CUDA),yes)
 CFLAGS += -DHAVE_CUDA=1 $(CUDA_CFLAGS)
 LIB_OBJ += $(LIB_CU:cuda_me/%.cu=$(OBJ)/%.o)
 DEV_OBJ = $(DEV_CU:cuda_me/dev/%.cu=$(OBJ)/dev/%.o)
+TEST_CU_OBJ = $(B)/tests/search_check.o
 EXTRA_LIBS = $(CUDA_LIBS) -lstdc++ -lm
 else
 CFLAGS += -DHAVE_CUDA=0
 DEV_OBJ =
+TEST_CU_OBJ =
 EXTRA_LIBS = -lpthread -ldl -lm
 endif
 
@@ -36,6 +41,10 @@ $(OBJ)/%.o: cuda_me/%.cu $(HDR) $(CU_HDR) config.mak
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -Icuda_me -c $< -o $@
 
+$(OBJ)/dev/%.o: cuda_me/dev/%.cu $(HDR) $(CU_HDR) $(DEV_HDR) config.mak
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -Icuda_me -Icuda_me/dev -c $< -o $@
+
 $(B)/lib/libcuda_me.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@
@@ -45,9 +54,10 @@ $(B)/include/cuda_me.h: cuda_me/cuda_me.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-# spec.h (the window and the cost of the search), for the x264 glue's
-# developer-only experiment (X264_GPU_ME_EXPERIMENT)
-$(B)/include/cuda_me_spec.h: cuda_me/spec.h
+# me_spec.h (the window and the cost of the integer search), for the x264
+# glue's developer-only experiment (X264_GPU_ME_EXPERIMENT), which includes
+# it as cuda_me_spec.h
+$(B)/include/cuda_me_spec.h: cuda_me/me_spec.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 
@@ -66,7 +76,7 @@ $(B)/lib/cuda_me.libs: config.mak
 
 TEST_BIN = $(B)/tests/test_cuda_me
 TEST_SRC = tests/test_cuda_me.c tests/checkasm_me.c tests/test_util.c
-TEST_HDR = tests/test_util.h
+TEST_HDR = tests/test_util.h tests/search_check.h $(DEV_HDR)
 
 tests: $(TEST_BIN) $(B)/tests/header_test.o
 
@@ -74,15 +84,20 @@ $(B)/tests/header_test.o: tests/header_test.c cuda_me/cuda_me.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -pedantic -Werror -Wall -Wextra -Icuda_me -c $< -o $@
 
-$(TEST_BIN): $(TEST_SRC) $(TEST_HDR) $(HDR) $(B)/lib/libcuda_me.a $(DEV_OBJ)
+# the search kernel's host-side checks (search.cuh), built by nvcc
+$(B)/tests/search_check.o: tests/search_check.cu tests/search_check.h $(HDR) $(CU_HDR) $(DEV_HDR) config.mak
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -Icuda_me $(TEST_SRC) $(DEV_OBJ) $(B)/lib/libcuda_me.a \
+	$(NVCC) $(NVCCFLAGS) -Icuda_me -Icuda_me/dev -c $< -o $@
+
+$(TEST_BIN): $(TEST_SRC) $(TEST_HDR) $(HDR) $(B)/lib/libcuda_me.a $(DEV_OBJ) $(TEST_CU_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -Icuda_me -Icuda_me/dev $(TEST_SRC) $(TEST_CU_OBJ) $(DEV_OBJ) $(B)/lib/libcuda_me.a \
 	    $(CHECK_LIBS) $(EXTRA_LIBS) $(LDFLAGS) -o $@
 
-# Static variant for the GPU machine (no Check library there)
-$(B)/tests/test_cuda_me_static: $(TEST_SRC) $(TEST_HDR) $(HDR) $(B)/lib/libcuda_me.a $(DEV_OBJ)
+# Static variant for a GPU host without the Check library
+$(B)/tests/test_cuda_me_static: $(TEST_SRC) $(TEST_HDR) $(HDR) $(B)/lib/libcuda_me.a $(DEV_OBJ) $(TEST_CU_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -Icuda_me $(TEST_SRC) $(DEV_OBJ) $(B)/lib/libcuda_me.a \
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -Icuda_me -Icuda_me/dev $(TEST_SRC) $(TEST_CU_OBJ) $(DEV_OBJ) $(B)/lib/libcuda_me.a \
 	    -Wl,-Bstatic -lcheck -lsubunit -Wl,-Bdynamic $(EXTRA_LIBS) -lm $(LDFLAGS) -o $@
 
 # The sub-pel specification against x264's own C functions: linked with
@@ -117,7 +132,7 @@ endif
 
 $(B)/bench/bench_me: tests/bench_me.c tests/test_util.c $(TEST_HDR) $(HDR) $(B)/lib/libcuda_me.a $(DEV_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Icuda_me tests/bench_me.c tests/test_util.c $(DEV_OBJ) $(B)/lib/libcuda_me.a \
+	$(CC) $(CFLAGS) -Icuda_me -Icuda_me/dev tests/bench_me.c tests/test_util.c $(DEV_OBJ) $(B)/lib/libcuda_me.a \
 	    $(EXTRA_LIBS) $(LDFLAGS) -o $@
 
 # ---------------------------------------------------------------- check

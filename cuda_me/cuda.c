@@ -554,7 +554,7 @@ static int cu_init( cuda_me_t *h )
     /* the 4-byte planes where the search copies its windows from them
      * (kernels.h): 4 bytes a pixel for -3.4% at +-16 and -10% at +-8.  Not
      * for pass 2 of two candidates alone (+-16 from range 28 on): -0.7% of
-     * the pair's time at +-32, nothing at +-64 (validation24, call 4).
+     * the pair's time at +-32, nothing at +-64 (H200, 1080p).
      * From sm_90 on at every range: the windows of the fixed-stride
      * variants are then one tensor copy from it (cme_launch_t.i_xrows) */
     g->b_xplane = h->param.i_range <= CME_XPLANE_RANGE_MAX || prop.major >= CME_XPLANE_TMA_MAJOR;

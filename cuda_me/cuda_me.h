@@ -6,7 +6,7 @@
  * The library searches, for every 16x16 macroblock of a "current" frame, every
  * integer position of a window in a "reference" frame and returns, for each of
  * the 41 H.264 partitions of the macroblock, the best motion vector and its
- * cost.  The search is defined exactly (see spec.h and README.md):
+ * cost.  The search is defined exactly (see me_spec.h and README.md):
  *
  *   window   centre +- range (centre: (0,0) or given per macroblock), moved
  *            inside x264's static MV limits and its frame-thread limit
@@ -133,7 +133,7 @@ typedef struct cuda_me_param_t
     /* Candidates per partition: 0 or 1: one (the search above); 2: also a
      * second pass.  Results per macroblock: i_cands * i_parts, first the
      * i_parts winners of pass 1, then (i_cands 2) the i_parts of pass 2.
-     * Pass 2 of macroblock (x, y) (spec.h, cme_pass2_centre): its window
+     * Pass 2 of macroblock (x, y) (me_spec.h, cme_pass2_centre): its window
      * centre is the component-wise median of pass 1's 16x16 vectors of
      * (x-1, y), (x, y-1) and (x+1, y-1), or (x-1, y-1) for the last one in
      * the last column; with fewer of them in the frame the first there is,

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "cuda_me.h"
-#include "spec.h"
+#include "me_spec.h"
 #include "subpel_spec.h"
 #include "subpel_jobs.h"
 #include "lowres_spec.h"
@@ -149,6 +149,8 @@ struct cuda_me_t
     int64_t i_lr_age, i_lr_ticket;
 };
 
+/* ---- common.c: shared by the hook table (api.c) and both backends */
+
 void cme_log( cuda_me_t *h, int i_level, const char *fmt, ... )
 #ifdef __GNUC__
     __attribute__((format(printf, 3, 4)))
@@ -173,7 +175,9 @@ static inline void cme_error_put( cuda_me_t *h, int err )
 int cme_set_error( cuda_me_t *h, int err );
 
 /* Fault injection (environment CUDA_ME_FAULT="alloc:N,launch:N,copy:N,device:N"):
- * returns 1 if this operation, the Nth of its kind, must fail. */
+ * cme_fault_parse reads it into h at open; cme_fault returns 1 if this
+ * operation, the Nth of its kind, must fail. */
+void cme_fault_parse( cuda_me_t *h );
 int cme_fault( cuda_me_t *h, int kind );
 
 double cme_time_ms( void );
@@ -196,7 +200,7 @@ double cme_busy_total( cme_busy_t *b );   /* folds every interval kept */
 
 /* The C reference search of one frame pair.  cur and ref point at pixel (0,0)
  * of planes with at least 18 replicated pixels on every side (CME_PAD are
- * stored).  i_mv_range_thread: x264's frame-thread limit, 0: none (spec.h).
+ * stored).  i_mv_range_thread: x264's frame-thread limit, 0: none (me_spec.h).
  * i_cands 2: also pass 2 (cuda_me.h); out is [mb][i_cands][i_parts]. */
 void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
                    const uint8_t *ref, intptr_t i_ref_stride,
@@ -204,8 +208,6 @@ void cme_search_c( const uint8_t *cur, intptr_t i_cur_stride,
                    const uint16_t *mv_cost, const int16_t *centre, int i_parts, int i_cands,
                    cuda_me_result_t *out );
 
-/* Copies a w x h plane into dst (pixel (0,0), stride) and replicates its
- * edges CME_PAD pixels outwards. */
 /* subpel_c.c: the half-pel planes H, V, C (dst[0..2], at (0,0), a
  * CME_HPEL_PAD border written too) of the w x h plane src (at (0,0), with a
  * replicated border of at least 11 pixels), subpel_spec.h's rule. */
@@ -236,6 +238,8 @@ void cme_subpel_jobs_c( const uint8_t *cur, intptr_t i_cur_stride, const uint8_t
 void cme_lowres_frame_c( const cme_lowres_param_t *p, const uint8_t *fenc, intptr_t i_fenc_stride,
                          const uint8_t *const ref[4], intptr_t i_stride, int16_t (*mvs)[2], int *costs );
 
+/* Copies a w x h plane into dst (pixel (0,0), stride) and replicates its
+ * edges CME_PAD pixels outwards. */
 void cme_copy_padded( uint8_t *dst, intptr_t i_dst_stride, const uint8_t *src, intptr_t i_src_stride,
                       int w, int h );
 

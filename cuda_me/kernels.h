@@ -1,5 +1,6 @@
 /*****************************************************************************
- * kernels.h: launchers of the CUDA kernels (me_cuda.cu), callable from C
+ * kernels.h: launchers of the library's CUDA kernels (me_cuda.cu,
+ * subpel_cuda.cu, lowres_cuda.cu), callable from C
  *****************************************************************************/
 
 #ifndef CUDA_ME_KERNELS_H
@@ -29,7 +30,7 @@ typedef struct cme_launch_t
     int i_pitch;
     int i_mb_width, i_mb_height;
     int i_range, i_mv_range;
-    int i_mv_range_thread;          /* x264's frame-thread limit, 0: none (spec.h) */
+    int i_mv_range_thread;          /* x264's frame-thread limit, 0: none (me_spec.h) */
     int i_parts;                    /* 9 or 41 */
     const uint16_t *mv_cost;        /* device, 4*range+1 entries, or NULL */
     const int16_t *centre;          /* device, [mb][2] window centres, or NULL: (0,0) */
@@ -37,8 +38,10 @@ typedef struct cme_launch_t
     cuda_me_result_t *out;          /* device, mb_count * i_out_stride (see there) */
     int i_out_stride;               /* results per macroblock in out, 0: i_parts; 2*i_parts
                                      * for two candidates (cuda_me_param_t.i_cands) */
-    int i_variant;                  /* mainline kernel variant, -1: the default for i_range
-                                     * (cme_cuda_variant_default); the paper kernels ignore it */
+    int i_variant;                  /* search kernel variant, -1: the default for i_range
+                                     * (cme_cuda_variant_default); else a variant's number:
+                                     * the library runs its own (the defaults), dev/ every one;
+                                     * the paper kernels ignore it */
     int i_xrows;                    /* 0, or the rows of xref's whole allocation (CME_PAD above
                                      * pixel (0,0), CME_PAD columns left of it): then, on sm_90
                                      * and later, the variants with a fixed row stride up to 256
@@ -56,25 +59,26 @@ cudaError_t cme_cuda_xplane( const uint8_t *alloc, size_t bytes, uint32_t *x, cu
 /* The widest range whose searches take their windows from the 4-byte plane
  * when the launch has one; wider windows load from ref itself.  H200,
  * 1080p, default variants, kernel time with it against without: +-8 -10%,
- * +-16 -3.4% (validation24, call 4), but +-32 +1.1%, +-64 +1.9%, +-128
- * +1.5% (call 3: their blocks compute long enough to hide the old loads,
- * and the 4-byte plane is 4 times the bytes from L2). */
+ * +-16 -3.4%, but +-32 +1.1%, +-64 +1.9%, +-128 +1.5% (their blocks
+ * compute long enough to hide the old loads, and the 4-byte plane is 4
+ * times the bytes from L2). */
 #define CME_XPLANE_RANGE_MAX 16
 /* From this compute capability on, the library makes the 4-byte plane at
  * every range and launches with its rows (cme_launch_t.i_xrows): the
  * windows of +-32's and +-64's default variants are then tensor copies. */
 #define CME_XPLANE_TMA_MAJOR 9
 
-/* Scratch bytes one launch with these dimensions needs. */
+/* Scratch bytes the library's launch with these dimensions needs (the
+ * default variant of i_range, or of cme_cuda_geom_force()'s geometry);
+ * 0: no geometry.  dev/'s variants may need more (cme_dev_scratch_size). */
 size_t cme_cuda_scratch_size( int i_mb_width, int i_mb_height, int i_range, int i_mv_range,
                               int i_mv_range_thread, int i_parts );
 
-/* Kernels 1+2 (fused) and 3.  Returns the launch error, if any.  marks
- * (may be NULL): marks[0] is recorded between the two kernels (benchmark). */
+/* Kernels 1+2 (fused) and 3.  Returns the launch error, if any
+ * (cudaErrorInvalidValue: no such variant in the library, or no geometry). */
 cudaError_t cme_cuda_search( const cme_launch_t *l, cudaStream_t stream );
-cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks );
 
-/* Pass 2 of two candidates (cuda_me.h, i_cands; spec.h, cme_pass2_centre),
+/* Pass 2 of two candidates (cuda_me.h, i_cands; me_spec.h, cme_pass2_centre),
  * after cme_cuda_search( l ) on the same stream: pass2_kernel makes the
  * centres from pass 1's 16x16 vectors in l->out into centre2 (device,
  * [mb][2]), then the same search at range cme_pass2_range( l->i_range )
@@ -83,104 +87,32 @@ cudaError_t cme_cuda_search_marked( const cme_launch_t *l, cudaStream_t stream, 
  * scratch of a search at that range (cme_cuda_scratch_size). */
 cudaError_t cme_cuda_search_pass2( const cme_launch_t *l, int16_t *centre2, cudaStream_t stream );
 
-/* Kernel variants of the mainline search (all give the same results):
- * the one used for a range when cme_launch_t.i_variant is -1; and, for the
- * tests and the benchmark, whether variant v exists: returns v, or -1 if it
- * does not (v < 0 or past the last); *k and *minb (if not NULL) get its
- * positions per run and register budget. */
+/* The search kernel variant the library runs at range i_range
+ * (CUDA_ME_RANGE_MIN..CUDA_ME_RANGE_MAX), by number (me_cuda.cu: why each). */
 int cme_cuda_variant_default( int i_range );
-int cme_cuda_variant_info( int v, int *k, int *minb );
-/* Its name, e.g. "K6/4" or "fma-K8/3" (key path, K, blocks), or NULL. */
-const char *cme_cuda_variant_name( int v );
 
-/* Thread blocks per macroblock of a search with l's geometry and variant
+/* Thread blocks per macroblock of the library's search with l's geometry
  * (0: no such search).  With 1, search_kernel stores the results itself and
  * leaves blk_keys alone; otherwise it fills blk_keys[mb][block][partition]
  * and reduce_kernel makes the results. */
 int cme_cuda_search_blocks( const cme_launch_t *l );
-/* The same, and the blocks' threads and runs per thread (benchmark). */
-int cme_cuda_search_geometry( const cme_launch_t *l, int *threads, int *runs_per_thread );
 
-/* For the benchmark (issue 13's geometry sweep): every later search uses
- * nt threads per block and u runs per thread (nt a multiple of 32 up to
- * 128, u >= 1) instead of the host's choice; nt = 0 restores the choice.
- * A forced geometry that the keys cannot hold fails the search
- * (cudaErrorInvalidValue) as any impossible geometry.  Not thread-safe: the
- * benchmark's switch, not the library's. */
+/* For the tests and the benchmark: every later search uses nt threads per
+ * block and u runs per thread (nt a multiple of 32 up to 128, u >= 1)
+ * instead of the host's choice; nt = 0 restores the choice.  A forced
+ * geometry that the keys cannot hold fails the search
+ * (cudaErrorInvalidValue) as any impossible geometry.  Not thread-safe: a
+ * test's switch, not the library's. */
 void cme_cuda_geom_force( int nt, int u );
-
-/* For the benchmark: every later search_kernel block (not the stream-K
- * ones) stamps CME_TRACE_WORDS words at buf + CME_TRACE_WORDS * (its
- * blockIdx.y * gridDim.x + blockIdx.x): the global timer (ns) and its
- * SM's clock64() at its start, the same at its end (after a barrier), and
- * its SM; buf NULL: no stamps (the default).  Only in builds with
- * -DCME_TRACE=1 (./configure --extra-nvccflags=...; otherwise
- * cudaErrorNotSupported for any buf but NULL).  Not thread-safe. */
-#define CME_TRACE_WORDS 5
-cudaError_t cme_cuda_trace( uint64_t *buf );
-
-/* Stream-K launches (the SK variants, me_cuda.cu's search_geom_t): the
- * blocks of l's launch, 0 where it is not one (a variant without SK, a
- * macroblock in more than one block, fewer than 2 macroblocks), and in
- * *keys (if not NULL) the scratch keys it may write (its split
- * macroblocks' keys and flags; the rest of blk_keys stays untouched).
- * cme_cuda_sk_force( n ): every later SK launch has n blocks (at most the
- * macroblocks) instead of as many as the device holds at once; 0: no SK
- * launches; -1: the default.  For the tests and the benchmark, not
- * thread-safe. */
-int cme_cuda_search_sk( const cme_launch_t *l, size_t *keys );
-void cme_cuda_sk_force( int n );
-
-/* For the benchmark: the search kernels' preferred shared-memory carveout,
- * pct percent of the largest (cudaFuncAttributePreferredSharedMemoryCarveout;
- * -1: the driver's choice, as the library leaves it). */
-cudaError_t cme_cuda_carveout( int pct );
-
-/* Host-side check of the KEYS_FMA and KEYS_CHAIN merges (no GPU needed): random and extreme
- * 4x4 SADs and MV costs through the kernels' key formation, against
- * cme_merge() (spec.h).  Returns the number of wrong or missing keys. */
-int cme_cuda_selftest_keys( uint32_t seed );
-
-/* Host-side check of the KEYS_PAIR runs (no GPU needed): for every window
- * width 8..2*CUDA_ME_RANGE_MAX+1, the column pairs cover each column, both
- * columns of a pair lie in the window, and a block's rows (every block of
- * every run count up to 1536 runs) stay under raster_fits()'s bound.
- * Returns the number of violations. */
-int cme_cuda_selftest_pairs( void );
-
-/* Host-side check of the one-row runs of HROW() variants (no GPU needed):
- * for every window from 9 x 9 to 257 x 257, the runs as the kernel maps
- * them (run_pos()) cover every position and none outside the window, and
- * no warp holds runs of both kinds.  Returns the number of violations. */
-int cme_cuda_selftest_hrow( void );
-
-/* Host-side check of the search geometries (no GPU needed): for frame sizes
- * from 1x1 to 2160p macroblocks, MV limits, every range and variant and the
- * default, the variant a launch runs (a fixed-stride one, or its fallback)
- * has a geometry within the shared-memory limit, and every block's window
- * rows and key tables, computed as the kernel does, fit in it.  Returns the
- * number of violations. */
-int cme_cuda_selftest_geom( void );
 
 /* Replicates the edges of a w x h plane CME_PAD pixels outwards. */
 cudaError_t cme_cuda_pad( uint8_t *plane, int i_pitch, int w, int h, cudaStream_t stream );
 
-/* Whether this device can run the kernels (an image for its architecture
- * is present); sets up their shared-memory limits. */
+/* Whether this device can run the search kernels (an image for its
+ * architecture is present); sets up their shared-memory limits. */
 cudaError_t cme_cuda_prepare( void );
 
-/* The paper's three unfused kernels (dev/me_cuda_paper.cu), for the
- * benchmark and the tests only; needs cme_cuda_paper_scratch_size() bytes
- * of scratch in l->blk_keys. */
-size_t cme_cuda_paper_scratch_size( int i_mb_width, int i_mb_height, int i_range, int i_mv_range,
-                                    int i_mv_range_thread, int i_parts );
-cudaError_t cme_cuda_search_paper( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks );
-
-/* Benchmark only: a register-only loop of vabsdiff4 over n_blocks x 256
- * threads; *absdiffs gets the number of pixel absolute differences done. */
-cudaError_t cme_cuda_peak_absdiff( int n_blocks, cudaStream_t stream, uint32_t *d_sink, double *absdiffs );
-
-/* ---- sub-pel refinement (subpel_cuda.cu; issue 12)
+/* ---- sub-pel refinement (subpel_cuda.cu)
  *
  * Used by the library when cuda_me_param_t.i_subme is set (cuda_me.h says
  * what is computed): every uploaded frame also gets its H, V, C planes

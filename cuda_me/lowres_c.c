@@ -1,5 +1,5 @@
 /*****************************************************************************
- * lowres_c.c: the C reference of the lookahead's lowres search (issue 12)
+ * lowres_c.c: the C reference of the lookahead's lowres search
  *****************************************************************************
  * One frame pair, exactly as lowres_spec.h defines it (which is x264's
  * slicetype_mb_cost search, see there): every slice in x264's reverse

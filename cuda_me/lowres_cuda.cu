@@ -1,5 +1,5 @@
 /*****************************************************************************
- * lowres_cuda.cu: the lookahead's lowres search on the GPU (issue 12)
+ * lowres_cuda.cu: the lookahead's lowres search on the GPU
  *****************************************************************************
  * The CUDA side of lowres_spec.h, bit for bit what lowres_c.c computes:
  * the same cme_lowres_neighbours() and cme_lowres_block()

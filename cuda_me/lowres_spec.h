@@ -1,6 +1,5 @@
 /*****************************************************************************
  * lowres_spec.h: the lookahead's lowres motion search, the specification
- *                (issue 12)
  *****************************************************************************
  * What x264 (baee400) computes for one frame pair in its lookahead
  * (encoder/slicetype.c: slicetype_frame_cost -> slicetype_slice_cost ->

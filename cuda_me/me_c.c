@@ -2,11 +2,11 @@
  * me_c.c: the C reference backend: the specification of the GPU search
  *****************************************************************************
  * cme_search_c() is the definition the CUDA kernels are tested against: for
- * each macroblock, every position of its window (spec.h) in raster order, 16
+ * each macroblock, every position of its window (me_spec.h) in raster order, 16
  * 4x4 SADs, merged into 41 partition costs, strict '<' so that the first
  * position of equal cost wins; with two candidates, a second pass of the
  * same after the first, in windows centred on the median of pass 1's
- * neighbouring 16x16 vectors (spec.h, cme_pass2_centre).  It is written for clarity first; the loops
+ * neighbouring 16x16 vectors (me_spec.h, cme_pass2_centre).  It is written for clarity first; the loops
  * are plain enough for the compiler to vectorise the 4x4 SADs.
  *****************************************************************************/
 
@@ -42,7 +42,7 @@ static inline uint32_t sad_4x4( const uint8_t *a, intptr_t sa, const uint8_t *b,
 }
 
 /* The pass-2 centre of macroblock (mb_x, mb_y) from pass 1's results
- * (stride per macroblock) and its centres (spec.h, cme_pass2_centre). */
+ * (stride per macroblock) and its centres (me_spec.h, cme_pass2_centre). */
 static void pass2_centre( const cuda_me_result_t *pass1, int i_stride, int mb_x, int mb_y, int i_mb_width,
                           int i_mb_height, int i_range, int i_mv_range, int i_mv_range_thread,
                           const int16_t *centre, int c[2] )

@@ -5,7 +5,7 @@
 #ifndef CUDA_ME_REDUCE_CUH
 #define CUDA_ME_REDUCE_CUH
 
-#include "spec.h"
+#include "me_spec.h"
 #include "kernels.h"
 #include "window.cuh"
 

@@ -1,5 +1,5 @@
 /*****************************************************************************
- * subpel_c.c: the C reference of sub-pel refinement (issue 12)
+ * subpel_c.c: the C reference of sub-pel refinement
  *****************************************************************************
  * The half-pel planes of a frame and the refinement of partitions, exactly
  * as subpel_spec.h defines them (which is x264's refine_subpel, see there).

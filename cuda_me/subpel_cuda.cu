@@ -1,5 +1,5 @@
 /*****************************************************************************
- * subpel_cuda.cu: sub-pel refinement's kernels (issue 12, step 2)
+ * subpel_cuda.cu: sub-pel refinement's kernels
  *****************************************************************************
  * The CUDA side of subpel_spec.h, bit for bit what subpel_c.c computes:
  * both call the specification's CME_SPEC functions (__host__ __device__
@@ -23,8 +23,8 @@
  *   candidate's pixels from cme_qpel_sample, 4x4 Hadamards in registers).
  *   Threads of a warp that refine different sizes or iterate differently
  *   diverge, so the library's jobs come grouped by partition size (x264,
- *   slow 1080p, --gpu-me-subpel 10: 2.69 against 3.67 ms per pair mixed,
- *   call 54).  A warp per
+ *   slow 1080p, --gpu-me-subpel 10: 2.69 against 3.67 ms per pair mixed).
+ *   A warp per
  *   partition (lanes = pixels, shuffles for the Hadamards) is the obvious
  *   next version, to be measured against this one.
  *

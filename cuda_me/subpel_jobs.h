@@ -1,18 +1,18 @@
 /*****************************************************************************
- * subpel_jobs.h: the sub-pel jobs of a searched frame pair (issue 12)
+ * subpel_jobs.h: the sub-pel jobs of a searched frame pair
  *****************************************************************************
  * With cuda_me_param_t.i_subme, each candidate of each partition becomes
  * one cme_subpel_job_t (subpel_spec.h), made by both backends from the
  * integer search's results with cme_subpel_make_job (C: me_c.c; CUDA:
  * subpel_cuda.cu's jobs_kernel).  Jobs and results are in the order of the
- * integer results: [mb][cand][part].  Kept apart from spec.h, which the
+ * integer results: [mb][cand][part].  Kept apart from me_spec.h, which the
  * x264 glue's experiments include standalone.
  *****************************************************************************/
 
 #ifndef CUDA_ME_SUBPEL_JOBS_H
 #define CUDA_ME_SUBPEL_JOBS_H
 
-#include "spec.h"
+#include "me_spec.h"
 #include "subpel_spec.h"
 
 /* Partition p (cuda_me.h's order) of a macroblock: its x264 size

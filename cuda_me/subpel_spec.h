@@ -1,5 +1,5 @@
 /*****************************************************************************
- * subpel_spec.h: sub-pel refinement, the specification (issue 12)
+ * subpel_spec.h: sub-pel refinement, the specification
  *****************************************************************************
  * What x264 (baee400) computes for one partition's sub-pel refinement in
  * x264_me_search_ref (encoder/me.c: refine_subpel( h, m, hpel, qpel,
@@ -38,8 +38,8 @@
 
 #include <stdint.h>
 
-/* Standalone (the x264 glue includes it without spec.h); the same
- * CME_SPEC as spec.h's. */
+/* Standalone (the x264 glue includes it without me_spec.h); the same
+ * CME_SPEC as me_spec.h's. */
 #ifndef CME_SPEC
 #ifdef __CUDACC__
 #define CME_SPEC static __host__ __device__ __forceinline__

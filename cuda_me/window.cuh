@@ -5,11 +5,11 @@
 #ifndef CUDA_ME_WINDOW_CUH
 #define CUDA_ME_WINDOW_CUH
 
-#include "spec.h"
+#include "me_spec.h"
 #include "kernels.h"
 
 /* Macroblock mb (raster index) of launch a: the result is its search
- * window (spec.h), around a.centre[mb] when the launch has centres, else
+ * window (me_spec.h), around a.centre[mb] when the launch has centres, else
  * around (0,0); *mb_x and *mb_y (if not NULL) get its position. */
 static __device__ __forceinline__ cme_window_t cme_launch_window( const cme_launch_t &a, const int mb,
                                                                   int *mb_x, int *mb_y )

@@ -4,22 +4,22 @@
  * Per frame size (QCIF .. 2160p) and range (16, 32, 64, 128), one reference,
  * all 41 partitions with MV cost: ms per frame of each kernel and in total,
  * kernel-only and with transfers (upload of the frame, padding, search,
- * download of the results), for the mainline kernels and the paper's
- * unfused ones; the pixel absolute differences per second achieved against
+ * download of the results), for every variant of the search kernel (the
+ * library's and dev/'s, cme_dev_search()) and the paper's unfused ones; the pixel absolute differences per second achieved against
  * the vabsdiff4 peak measured on the same GPU.  Timing with CUDA events:
  * 3 warm-up runs, then the median of up to 25 runs.
  *
  *   bench_me [-o file.csv] [-q] [-s SIZE] [-r RANGE] [-v VARIANT] [-t MV_RANGE_THREAD] [-g NT,U] [-k N] [-C PCT] [-x] [-X] [-n] [-b] [-P N] [-T FILE] | -l
  *     -q: fewer sizes and runs (-s: any size); -s/-r: one size (QCIF, CIF,
  *     720p, 1080p, 2160p, or WxH in multiples of 16)/range; -v: one variant of
- *     the mainline kernel only (no paper kernels); -t: x264's frame-thread
+ *     the search kernel only (no paper kernels); -t: x264's frame-thread
  *     MV limit (default 0: none); -g: NT threads per block and U runs per
  *     thread instead of the library's choice (cme_cuda_geom_force; a
  *     geometry the keys or shared memory cannot hold fails); -k: stream-K
- *     variants' launches in N blocks (cme_cuda_sk_force; 0: none, -1: as
+ *     variants' launches in N blocks (cme_dev_sk_force; 0: none, -1: as
  *     many as the device holds at once, the default); -C: the
  *     kernels' preferred shared-memory carveout, PCT percent of the
- *     largest (cme_cuda_carveout; the library leaves it to the driver); -x: the
+ *     largest (cme_dev_carveout; the library leaves it to the driver); -x: the
  *     windows from the reference plane itself, without its 4-byte plane
  *     (cme_launch_t.xref NULL; the library makes one where its range is
  *     up to CME_XPLANE_RANGE_MAX, and from sm_90 on at every range); -X: the
@@ -27,22 +27,22 @@
  *     copies of the windows, the same binary otherwise); -n: the kernel-only
  *     runs without the events between the steps (the call as the library
  *     makes it, cme_cuda_search(); measured: "total" the same either
- *     way, thirty-eighth session), the steps' lines then 0; -b: each
+ *     way), the steps' lines then 0; -b: each
  *     kernel-only run (and the two candidates' pair) queued behind an
  *     untimed launch of the same search,
  *     so that its events time the GPU's work and not the host's launch
  *     latency (on an idle stream the first event is stamped before the
- *     host has submitted the kernel: 5-6 us, twenty-eighth session); the
+ *     host has submitted the kernel: 5-6 us); the
  *     launch's cost in a stream of launches, as the encoder makes them
  *     for its references; -P N: also N searches queued over the
  *     library's two job streams in turn (cuda.c's CME_STREAMS), each with
  *     its own scratch and results, behind an untimed search: the span over
  *     N, "streamed", what a search costs the encoder when its searches
  *     queue (a launch's drain then overlaps the next one's first blocks,
- *     as the library's streams let them: fortieth session); -T FILE:
+ *     as the library's streams let them); -T FILE:
  *     after the timed runs, one more launch
  *     (behind an untimed one) whose blocks stamp their start and end
- *     (cme_cuda_trace(): global timer, SM clock, SM; builds with
+ *     (cme_dev_trace(): global timer, SM clock, SM; builds with
  *     -DCME_TRACE=1 only, see configure) into FILE, binary,
  *     CME_TRACE_WORDS uint64 a block (tests/tools/trace_blocks.py reads
  *     it; the last configuration run writes it: use with -s, -r, -v);
@@ -57,7 +57,7 @@
  * the frames are random.
  *
  *   bench_me -S [-s SIZE] [-p 9|41] [-c clip.y4m] [-q] [-o file.csv]
- *     the sub-pel kernels instead (issue 12: subpel_cuda.cu), default at
+ *     the sub-pel kernels instead (subpel_cuda.cu), default at
  *     1080p: the half-pel planes of a frame, and the refinement of the
  *     integer winners of every macroblock (9 or 41 partitions) at --subme
  *     2, 5, 7, 9, kernel only and with transfers (bench_subpel()).  Their
@@ -72,6 +72,7 @@
 
 #include "internal.h"
 #include "kernels.h"
+#include "me_cuda_dev.h"
 #include "test_util.h"
 
 #define CHECK( x ) do { cudaError_t e_ = (x); if( e_ != cudaSuccess ) { \
@@ -339,8 +340,8 @@ int main( int argc, char **argv )
         else if( !strcmp( argv[i], "-l" ) )
         {
             /* the variants, one a line: number, name (tests/ncu_kernel.sh) */
-            for( int v = 0; cme_cuda_variant_info( v, NULL, NULL ) >= 0; v++ )
-                printf( "%d %s\n", v, cme_cuda_variant_name( v ) );
+            for( int v = 0; v < cme_dev_variant_count(); v++ )
+                printf( "%d %s\n", v, cme_dev_variant_name( v ) );
             return 0;
         }
         else if( !strcmp( argv[i], "-t" ) && i + 1 < argc )
@@ -357,13 +358,13 @@ int main( int argc, char **argv )
         }
         else if( !strcmp( argv[i], "-k" ) && i + 1 < argc )
         {
-            const int n = atoi( argv[++i] );   /* stream-K launches' blocks (cme_cuda_sk_force) */
+            const int n = atoi( argv[++i] );   /* stream-K launches' blocks (cme_dev_sk_force) */
             if( n < -1 )
             {
                 fprintf( stderr, "bench_me: -k N: stream-K blocks, 0: none, -1: the device's\n" );
                 return 2;
             }
-            cme_cuda_sk_force( n );
+            cme_dev_sk_force( n );
         }
         else if( !strcmp( argv[i], "-C" ) && i + 1 < argc )
             carveout = atoi( argv[++i] );   /* the kernels' preferred shared-memory carveout, % */
@@ -372,7 +373,7 @@ int main( int argc, char **argv )
         else if( !strcmp( argv[i], "-n" ) )
             nomarks = 1;   /* no events between the steps (cme_cuda_search()'s call) */
         else if( !strcmp( argv[i], "-T" ) && i + 1 < argc )
-            trace_path = argv[++i];   /* the blocks' times of one more launch (cme_cuda_trace) */
+            trace_path = argv[++i];   /* the blocks' times of one more launch (cme_dev_trace) */
         else if( !strcmp( argv[i], "-P" ) && i + 1 < argc )
         {
             pipe = atoi( argv[++i] );   /* N searches over two streams, per search */
@@ -405,7 +406,7 @@ int main( int argc, char **argv )
         fprintf( stderr, "bench_me: range %d: 1..%d\n", only_range, CUDA_ME_RANGE_MAX );
         return 2;
     }
-    if( only_variant >= 0 && cme_cuda_variant_info( only_variant, NULL, NULL ) < 0 )
+    if( only_variant >= 0 && cme_dev_variant_info( only_variant, NULL, NULL ) < 0 )
     {
         fprintf( stderr, "bench_me: no kernel variant %d\n", only_variant );
         return 2;
@@ -467,8 +468,9 @@ int main( int argc, char **argv )
     cudaStream_t st;
     CHECK( cudaStreamCreate( &st ) );
     CHECK( cme_cuda_prepare() );   /* the kernels' shared-memory limit, as cuda_me opens the device */
+    CHECK( cme_dev_prepare() );    /* and dev/'s */
     if( carveout != -1 )
-        CHECK( cme_cuda_carveout( carveout ) );
+        CHECK( cme_dev_carveout( carveout ) );
     cudaEvent_t ev[5];
     for( int i = 0; i < 5; i++ )
         CHECK( cudaEventCreate( &ev[i] ) );
@@ -489,7 +491,7 @@ int main( int argc, char **argv )
     {
         double n;
         CHECK( cudaEventRecord( ev[0], st ) );
-        CHECK( cme_cuda_peak_absdiff( prop.multiProcessorCount * 16, st, d_sink, &n ) );
+        CHECK( cme_dev_peak_absdiff( prop.multiProcessorCount * 16, st, d_sink, &n ) );
         CHECK( cudaEventRecord( ev[1], st ) );
         CHECK( cudaEventSynchronize( ev[1] ) );
         float ms;
@@ -578,20 +580,18 @@ int main( int argc, char **argv )
             CHECK( cudaMemcpy( d_cost, mv_cost, sizeof(mv_cost), cudaMemcpyHostToDevice ) );
             const double absdiffs = window_absdiffs( mb_w, mb_h, range, mv_range, mv_range_thread );
 
-            int nvar = 0;
-            while( cme_cuda_variant_info( nvar, NULL, NULL ) >= 0 )
-                nvar++;
+            const int nvar = cme_dev_variant_count();
             const int vdef = cme_cuda_variant_default( range );
             for( int vi = 0; vi <= nvar; vi++ )
             {
                 const int paper = vi == nvar;
                 if( only_variant >= 0 && (paper || vi != only_variant) )
                     continue;
-                size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts )
-                                       : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts );
+                size_t scratch = paper ? cme_dev_paper_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts )
+                                       : cme_dev_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts );
                 if( !paper )   /* two candidates: pass 2 reuses the scratch */
                 {
-                    size_t s2 = cme_cuda_scratch_size( mb_w, mb_h, cme_pass2_range( range ), mv_range, mv_range_thread, parts );
+                    size_t s2 = cme_dev_scratch_size( mb_w, mb_h, cme_pass2_range( range ), mv_range, mv_range_thread, parts );
                     scratch = s2 > scratch ? s2 : scratch;
                 }
                 if( paper && scratch > ((size_t)8 << 30) )
@@ -610,16 +610,19 @@ int main( int argc, char **argv )
                 static const char *knames[2][3] = { { "1+2 search", "3 reduce" }, { "1 sad", "2 merge", "3 reduce" } };
                 const int runs = quick ? 8 : 25;
                 float t[4][32], tt[32], t2[32], tp[32];
-                /* the library's path, timed for its default variant only */
+                /* the library's path (cme_cuda_search()), timed for its
+                 * default variant only */
                 const int xfers = !paper && vi == vdef;
+                cme_launch_t lib = l;
+                lib.i_variant = -1;
                 for( int r = -3; r < runs; r++ )
                 {
                     /* kernel only; -b: behind an untimed launch of the same */
                     if( behind )
-                        CHECK( paper ? cme_cuda_search_paper( &l, st, NULL ) : cme_cuda_search( &l, st ) );
+                        CHECK( paper ? cme_dev_search_paper( &l, st, NULL ) : cme_dev_search( &l, st ) );
                     CHECK( cudaEventRecord( ev[0], st ) );
                     cudaEvent_t *marks = nomarks ? NULL : ev + 1;
-                    CHECK( paper ? cme_cuda_search_paper( &l, st, marks ) : cme_cuda_search_marked( &l, st, marks ) );
+                    CHECK( paper ? cme_dev_search_paper( &l, st, marks ) : cme_dev_search_marked( &l, st, marks ) );
                     CHECK( cudaEventRecord( ev[nk], st ) );
                     CHECK( cudaEventSynchronize( ev[nk] ) );
                     if( xfers )
@@ -628,7 +631,7 @@ int main( int argc, char **argv )
                         CHECK( cudaEventRecord( ev[3], st ) );
                         CHECK( cudaMemcpy2DAsync( pc, pitch, h_frame, w, w, h, cudaMemcpyHostToDevice, st ) );
                         CHECK( cme_cuda_pad( pc, pitch, w, h, st ) );
-                        CHECK( cme_cuda_search( &l, st ) );
+                        CHECK( cme_cuda_search( &lib, st ) );
                         CHECK( cudaMemcpyAsync( h_out, d_out, out_bytes, cudaMemcpyDeviceToHost, st ) );
                         CHECK( cudaEventRecord( ev[4], st ) );
                         CHECK( cudaEventSynchronize( ev[4] ) );
@@ -636,12 +639,11 @@ int main( int argc, char **argv )
                             CHECK( cudaEventElapsedTime( &tt[r], ev[3], ev[4] ) );
                         /* two candidates per partition (cuda_me.h i_cands 2):
                          * pass 1, then pass 2 around the neighbours' median */
-                        cme_launch_t l2 = l;
-                        l2.i_variant = -1;   /* as the library runs it: pass 2 with its range's default */
+                        cme_launch_t l2 = lib;   /* as the library runs it: pass 2 with its range's default */
                         l2.out = d_out2;
                         l2.i_out_stride = 2 * parts;
                         if( behind )   /* -b: behind an untimed single search, as the ratio's denominator */
-                            CHECK( cme_cuda_search( &l, st ) );
+                            CHECK( cme_cuda_search( &lib, st ) );
                         CHECK( cudaEventRecord( ev[3], st ) );
                         CHECK( cme_cuda_search( &l2, st ) );
                         CHECK( cme_cuda_search_pass2( &l2, d_centre2, st ) );
@@ -675,12 +677,12 @@ int main( int argc, char **argv )
                     lp[1].out = d_outp;
                     for( int r = -3; r < runs; r++ )
                     {
-                        CHECK( cme_cuda_search( &l, st ) );
+                        CHECK( cme_dev_search( &l, st ) );
                         CHECK( cudaEventRecord( ev[0], st ) );
                         for( int s = 0; s < 2; s++ )
                             CHECK( cudaStreamWaitEvent( pst[s], ev[0], 0 ) );
                         for( int j = 0; j < pipe; j++ )
-                            CHECK( cme_cuda_search( &lp[j & 1], pst[j & 1] ) );
+                            CHECK( cme_dev_search( &lp[j & 1], pst[j & 1] ) );
                         for( int s = 0; s < 2; s++ )
                         {
                             CHECK( cudaEventRecord( pev[s], pst[s] ) );
@@ -700,7 +702,7 @@ int main( int argc, char **argv )
                 if( trace_path && !paper )
                 {
                     /* the blocks' stamps of one launch behind an untimed one */
-                    const int nblk = cme_cuda_search_blocks( &l ) * mb_w * mb_h;
+                    const int nblk = cme_dev_search_blocks( &l ) * mb_w * mb_h;
                     const size_t tr_bytes = (size_t)nblk * CME_TRACE_WORDS * sizeof(uint64_t);
                     uint64_t *d_tr, *h_tr = malloc( tr_bytes );
                     if( !h_tr )
@@ -710,8 +712,8 @@ int main( int argc, char **argv )
                     }
                     CHECK( cudaMalloc( (void**)&d_tr, tr_bytes ) );
                     CHECK( cudaMemset( d_tr, 0, tr_bytes ) );
-                    CHECK( cme_cuda_search( &l, st ) );
-                    const cudaError_t te = cme_cuda_trace( d_tr );
+                    CHECK( cme_dev_search( &l, st ) );
+                    const cudaError_t te = cme_dev_trace( d_tr );
                     if( te == cudaErrorNotSupported )
                     {
                         fprintf( stderr, "bench_me: -T needs the kernels built with -DCME_TRACE=1 "
@@ -719,9 +721,9 @@ int main( int argc, char **argv )
                         exit( 2 );
                     }
                     CHECK( te );
-                    CHECK( cme_cuda_search( &l, st ) );
+                    CHECK( cme_dev_search( &l, st ) );
                     CHECK( cudaStreamSynchronize( st ) );
-                    CHECK( cme_cuda_trace( NULL ) );
+                    CHECK( cme_dev_trace( NULL ) );
                     CHECK( cudaMemcpy( h_tr, d_tr, tr_bytes, cudaMemcpyDeviceToHost ) );
                     FILE *f = fopen( trace_path, "wb" );
                     if( !f || fwrite( h_tr, sizeof(uint64_t) * CME_TRACE_WORDS, nblk, f ) != (size_t)nblk || fclose( f ) )
@@ -737,7 +739,7 @@ int main( int argc, char **argv )
                 if( paper )
                     snprintf( vname, sizeof(vname), "paper" );
                 else
-                    snprintf( vname, sizeof(vname), "v%d:%s%s", vi, cme_cuda_variant_name( vi ), vi == vdef ? "*" : "" );
+                    snprintf( vname, sizeof(vname), "v%d:%s%s", vi, cme_dev_variant_name( vi ), vi == vdef ? "*" : "" );
                 for( int k = 0; k <= nk; k++ )
                 {
                     int idx = k < nk ? k : 3;
@@ -758,8 +760,8 @@ int main( int argc, char **argv )
                 if( !paper )
                 {
                     int gt = 0, gu = 0;
-                    const int gnb = cme_cuda_search_geometry( &l, &gt, &gu );
-                    const int skn = cme_cuda_search_sk( &l, NULL );
+                    const int gnb = cme_dev_search_geometry( &l, &gt, &gu );
+                    const int skn = cme_dev_search_sk( &l, NULL );
                     printf( "%-6s %5d %-14s %-12s %4d x %2d, %d block%s a macroblock", sizes[si].name, range, vname, "geometry",
                             gt, gu, gnb, gnb == 1 ? "" : "s" );
                     if( skn )
@@ -804,9 +806,7 @@ int main( int argc, char **argv )
         cudaFreeHost( h_out );
         cudaFreeHost( h_frame );
     }
-    int nvar = 0;
-    while( cme_cuda_variant_info( nvar, NULL, NULL ) >= 0 )
-        nvar++;
+    const int nvar = cme_dev_variant_count();
     for( unsigned si = 0; si < NSIZES; si++ )
     {
         int any = 0;
@@ -825,7 +825,7 @@ int main( int argc, char **argv )
             if( vi == nvar )
                 snprintf( vname, sizeof(vname), "paper" );
             else
-                snprintf( vname, sizeof(vname), "v%d:%s", vi, cme_cuda_variant_name( vi ) );
+                snprintf( vname, sizeof(vname), "v%d:%s", vi, cme_dev_variant_name( vi ) );
             printf( "%-16s", vname );
             for( int ri = 0; ri < nranges; ri++ )
                 if( summ[si][ri][vi] > 0 )

@@ -5,9 +5,10 @@
  * through the C reference and the GPU, compared exactly (cost and MV of
  * every partition, macroblock and reference); every device output sits
  * between canaries that must survive, and must itself be fully written.
- * Every variant of the mainline kernel and the paper's unfused kernels
- * (dev/) are checked, without and with x264's frame-thread MV limit.
- * The sub-pel kernels (subpel_cuda.cu, issue 12) against subpel_c.c: the
+ * The library's search (its default variant of each range), every variant
+ * of dev/ and the paper's unfused kernels (dev/) are checked, without and
+ * with x264's frame-thread MV limit.
+ * The sub-pel kernels (subpel_cuda.cu) against subpel_c.c: the
  * half-pel planes byte for byte with their border (and nothing written
  * beyond it) on random, extreme and real frames; the refinement of batches
  * of partitions (all sizes, --subme 2..11, tesa, x264's limits, several
@@ -33,6 +34,7 @@
 #include <dlfcn.h>
 #include <cuda_runtime_api.h>
 #include "kernels.h"
+#include "me_cuda_dev.h"
 #endif
 
 static int have_gpu( const char *test )
@@ -217,7 +219,8 @@ static uint32_t *xplane_of( const uint8_t *d_ref, size_t plane )
     return d_xref;
 }
 
-/* One search through the kernel launchers, with the reference's 4-byte
+/* One search through the kernel launchers (variant < 0: the library's
+ * launch, cme_cuda_search(); else dev/'s, cme_dev_search()), with the reference's 4-byte
  * plane as the library launches them (used up to CME_XPLANE_RANGE_MAX:
  * the cases' wider ranges test the kernels' loads from the plane itself),
  * every output between canaries;
@@ -235,8 +238,10 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
     uint8_t *d_cur, *d_ref;
     uint16_t *d_cost = NULL;
     int16_t *d_centre = NULL;
-    size_t scratch = paper ? cme_cuda_paper_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts )
-                           : cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts );
+    const int lib = !paper && variant < 0;
+    size_t scratch = paper ? cme_dev_paper_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts )
+                   : lib ? cme_cuda_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts )
+                         : cme_dev_scratch_size( mb_w, mb_h, range, mv_range, mv_range_thread, parts );
     ck_assert_msg( scratch > 0 && scratch % sizeof(uint64_t) == 0, "%s: scratch size %zu", what, scratch );
     CU( cudaMalloc( (void**)&d_cur, plane ) );
     CU( cudaMalloc( (void**)&d_ref, plane ) );
@@ -259,7 +264,7 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
     uint32_t *d_xref = xplane_of( d_ref, plane );
     const cme_launch_t l = launch_of( d_cur, d_ref, d_xref, pitch, cur->h, mb_w, mb_h, range, mv_range, mv_range_thread, parts,
                                       d_cost, d_centre, d_scratch, d_out, variant );
-    CU( paper ? cme_cuda_search_paper( &l, 0, NULL ) : cme_cuda_search( &l, 0 ) );
+    CU( paper ? cme_dev_search_paper( &l, 0, NULL ) : lib ? cme_cuda_search( &l, 0 ) : cme_dev_search( &l, 0 ) );
     CU( cudaDeviceSynchronize() );
 
     uint8_t *h_out = dev_guarded_fetch( what, "results", d_out, n );
@@ -276,7 +281,7 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
         cme_launch_t l0 = l;
         l0.i_xrows = 0;
         CU( cudaMemset( d_out + GUARD, 0, n ) );
-        CU( cme_cuda_search( &l0, 0 ) );
+        CU( lib ? cme_cuda_search( &l0, 0 ) : cme_dev_search( &l0, 0 ) );
         CU( cudaDeviceSynchronize() );
         h_out = dev_guarded_fetch( what, "results (no tensor copies)", d_out, n );
         for( size_t i = 0; i < count; i++ )
@@ -306,9 +311,9 @@ static void run_kernels( const char *what, int paper, int variant, const tframe_
          * per macroblock (the search kernel stores the results itself);
          * stream-K launches: their split macroblocks' keys and flags, in
          * the first sk_keys keys (where a boundary splits none, untouched) */
-        const int nb = cme_cuda_search_blocks( &l );
-        size_t sk_keys;
-        const int skn = cme_cuda_search_sk( &l, &sk_keys );
+        const int nb = lib ? cme_cuda_search_blocks( &l ) : cme_dev_search_blocks( &l );
+        size_t sk_keys = 0;
+        const int skn = lib ? 0 : cme_dev_search_sk( &l, &sk_keys );
         const size_t want = nb == 1 ? 0 : (size_t)nb * per;
         if( skn )
         {
@@ -355,6 +360,7 @@ static int gcase_setup( const gcase_t *c, int ci, const char *what, char *name, 
     /* the kernels' shared-memory limit (96 KiB), as the backend sets it when
      * it opens the device: without it, blocks of more than 48 KiB fail */
     CU( cme_cuda_prepare() );
+    CU( cme_dev_prepare() );
     test_mv_cost_qp( mv_cost, c->range, c->cost == 2 ? 51 : c->spread > 0 ? 30 : 12 );
     uint32_t mrng = test_seed() + 17 * ci;
     if( c->cost == 3 )
@@ -367,7 +373,7 @@ static int gcase_setup( const gcase_t *c, int ci, const char *what, char *name, 
 }
 
 /* The cases of 1080p and more run in their own test case (gpu/big): each
- * takes 20-40 s of the GPU machine (the C reference and some 90 launches),
+ * takes 20-40 s on an H100 host (the C reference and some 90 launches),
  * so that gpu/gpu and gpu/big each fit beside the other parts of
  * tests/device.sh unit. */
 #define GCASE_BIG( c ) ((c)->w * (c)->h >= 1920 * 1080)
@@ -403,21 +409,22 @@ static void kernels_case( const int ci )
         ck_assert( want && got );
         cme_search_c( cur.p, cur.stride, ref.p, ref.stride, mb_w, mb_h, c->range, c->mv_range, c->thread,
                       mvc, centre, np, 1, want );
-        /* the default variant of the mainline kernel, every variant, then
-         * the paper's kernels */
+        /* the library's search (its range's default variant), every
+         * variant of dev/ (the library's among them), then the paper's
+         * kernels */
         for( int v = -1; ; v++ )
         {
             int k = 0, minb = 0;
-            const int paper = v >= 0 && cme_cuda_variant_info( v, &k, &minb ) < 0;
-            if( v < 0 )
-                cme_cuda_variant_info( cme_cuda_variant_default( c->range ), &k, &minb );
+            const int paper = v >= cme_dev_variant_count();
+            if( !paper )
+                cme_dev_variant_info( v < 0 ? cme_cuda_variant_default( c->range ) : v, &k, &minb );
             /* the unfused kernels keep 16 SADs per position in memory: only
              * on frames where that stays small */
             if( paper && (size_t)mb_w * mb_h * (2*c->range + 1) * (2*c->range + 1) > (size_t)400 << 20 >> 5 )
                 break;
             char what[256];
             snprintf( what, sizeof(what), "%s, %d parts, %s", name, np,
-                      paper ? "paper kernels" : v < 0 ? "mainline kernel, default variant" : "mainline kernel variant" );
+                      paper ? "paper kernels" : v < 0 ? "library, default variant" : "dev variant" );
             if( !paper )
                 snprintf( what + strlen( what ), sizeof(what) - strlen( what ), " %d (K=%d, %d blocks)",
                           v < 0 ? cme_cuda_variant_default( c->range ) : v, k, minb );
@@ -429,7 +436,7 @@ static void kernels_case( const int ci )
              * macroblocks, boundaries anywhere in them) and with one block
              * fewer than the macroblocks (on the small frames; the large
              * ones split theirs with the device's blocks) */
-            const char *vn = cme_cuda_variant_name( v < 0 ? cme_cuda_variant_default( c->range ) : v );
+            const char *vn = cme_dev_variant_name( v < 0 ? cme_cuda_variant_default( c->range ) : v );
             if( !strncmp( vn, "sk-", 3 ) && !GCASE_BIG( c ) )
             {
                 const int nsk[2] = { 3 + ci % 5, mb_w * mb_h - 1 };
@@ -437,9 +444,9 @@ static void kernels_case( const int ci )
                 {
                     char whatf[300];
                     snprintf( whatf, sizeof(whatf), "%s, stream-K in %d blocks", what, nsk[f] );
-                    cme_cuda_sk_force( nsk[f] );
+                    cme_dev_sk_force( nsk[f] );
                     run_kernels( whatf, 0, v, &cur, &ref, c->range, c->mv_range, c->thread, mvc, centre, np, got );
-                    cme_cuda_sk_force( -1 );
+                    cme_dev_sk_force( -1 );
                     check_results( whatf, want, got, mb_w, mb_h, np );
                 }
             }

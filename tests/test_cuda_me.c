@@ -2,8 +2,9 @@
  * test_cuda_me.c: unit tests of the cuda_me library (Check)
  *****************************************************************************
  * Suites:
- *   spec    the window against x264's own formulas; the merge (cme_merge)
- *           and the CUDA kernels' IMAD key formation (host-side, no GPU)
+ *   spec    the window against x264's own formulas; the merge (cme_merge);
+ *           with CUDA, search_check.cu: the kernels' IMAD key formation, run
+ *           mapping and launch geometry (host-side, no GPU)
  *   cref    the C reference against a brute-force oracle: all 41 partitions,
  *           random, real, flat (ties) and extreme frames, every frame edge,
  *           ranges 4..128, sizes that are not multiples of 16
@@ -160,38 +161,39 @@ START_TEST( test_merge )
 END_TEST
 
 #if HAVE_CUDA
-#include "kernels.h"
+#include "search_check.h"
 
 START_TEST( test_merge_fma )
 {
-    /* the KEYS_FMA kernels' key formation (IMAD merges, me_cuda.cu), run on
+    /* the KEYS_FMA kernels' key formation (IMAD merges, search.cuh), run on
      * the host: every partition's key once per position, equal to
      * cme_merge()'s cost << 14 | raster, with extreme SADs and MV costs */
-    ck_assert_int_eq( cme_cuda_selftest_keys( test_seed() ^ 0x5a5a ), 0 );
+    ck_assert_int_eq( search_check_keys( test_seed() ^ 0x5a5a ), 0 );
 }
 END_TEST
 
 START_TEST( test_pairs )
 {
-    /* the KEYS_PAIR kernels' column pairs and raster bound (me_cuda.cu),
+    /* the KEYS_PAIR kernels' column pairs and raster bound (search.cuh),
      * run on the host */
-    ck_assert_int_eq( cme_cuda_selftest_pairs(), 0 );
+    ck_assert_int_eq( search_check_pairs(), 0 );
 }
 END_TEST
 
 START_TEST( test_hrow )
 {
     /* the K = 8 key-table variants' one-row runs for a window's last rows
-     * (me_cuda.cu, HROW()): every position covered, none outside */
-    ck_assert_int_eq( cme_cuda_selftest_hrow(), 0 );
+     * (search.cuh, HROW()): every position covered, none outside */
+    ck_assert_int_eq( search_check_hrow(), 0 );
 }
 END_TEST
 
 START_TEST( test_geom )
 {
     /* the search geometries and the kernels' shared-memory layout (window
-     * rows, key tables, fixed strides and their fallback), on the host */
-    ck_assert_int_eq( cme_cuda_selftest_geom(), 0 );
+     * rows, key tables, fixed strides and dev/'s fallbacks): the library's
+     * default at every range, size and MV limit, every dev/ variant */
+    ck_assert_int_eq( search_check_geom(), 0 );
 }
 END_TEST
 #endif

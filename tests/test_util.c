@@ -177,7 +177,7 @@ void test_part_rect( int p, int *x, int *y, int *w, int *h )
 
 static int clampi( int v, int lo, int hi ) { return v < lo ? lo : v > hi ? hi : v; }
 
-/* One axis of the window, re-derived from the description in spec.h:
+/* One axis of the window, re-derived from the description in me_spec.h:
  * limits from x264's mb_analyse_init (in quarter pels), the centre clipped
  * into them, then the 2*range+1 box slid until it fits. */
 static void axis( int mb, int mbs, int range, int mv_range, int c, int *lo, int *hi, int *cc )

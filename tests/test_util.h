@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "cuda_me.h"
-#include "spec.h"
+#include "me_spec.h"
 
 /* A luma plane of w x h (multiples of 16), stored with a CME_PAD border. */
 typedef struct

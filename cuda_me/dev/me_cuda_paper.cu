@@ -24,8 +24,9 @@
 
 #include <stdint.h>
 
-#include "spec.h"
+#include "me_spec.h"
 #include "kernels.h"
+#include "me_cuda_dev.h"
 #include "reduce.cuh"
 #include "window.cuh"
 
@@ -136,14 +137,14 @@ static size_t keys_bytes( const paper_geom_t *g, int mb_count, int np )
     return ((size_t)mb_count * g->nb * np * sizeof(uint64_t) + 255) & ~(size_t)255;
 }
 
-extern "C" size_t cme_cuda_paper_scratch_size( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread,
+extern "C" size_t cme_dev_paper_scratch_size( int mb_w, int mb_h, int range, int mv_range, int mv_range_thread,
                                                int np )
 {
     paper_geom_t g = paper_geom( mb_w, mb_h, range, mv_range, mv_range_thread );
     return keys_bytes( &g, mb_w * mb_h, np ) + (size_t)mb_w * mb_h * g.max_pos * 16 * sizeof(uint16_t);
 }
 
-extern "C" cudaError_t cme_cuda_search_paper( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks )
+extern "C" cudaError_t cme_dev_search_paper( const cme_launch_t *l, cudaStream_t stream, cudaEvent_t *marks )
 {
     paper_geom_t g = paper_geom( l->i_mb_width, l->i_mb_height, l->i_range, l->i_mv_range, l->i_mv_range_thread );
     const int mb_count = l->i_mb_width * l->i_mb_height;
@@ -191,7 +192,7 @@ static __global__ void peak_kernel( uint32_t *sink, int iters )
         sink[0] = s;
 }
 
-extern "C" cudaError_t cme_cuda_peak_absdiff( int n_blocks, cudaStream_t stream, uint32_t *d_sink, double *absdiffs )
+extern "C" cudaError_t cme_dev_peak_absdiff( int n_blocks, cudaStream_t stream, uint32_t *d_sink, double *absdiffs )
 {
     const int iters = 1024;
     peak_kernel<<<n_blocks, 256, 0, stream>>>( d_sink, iters );

@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench_interleaved.sh: bench_me runs of several configurations,
-# interleaved, and their medians side by side (issue 13's device calls,
-# results/h200/wave2/validation35/).
+# interleaved, and their medians side by side (tests/tools/bench_runs.py;
+# results/kernel_steps.md's comparisons).
 #
 #   tests/tools/bench_interleaved.sh BENCH DIR REPS CONFIG...
 #

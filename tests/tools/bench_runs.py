@@ -3,18 +3,18 @@
 
   bench_runs.py [-V] FILE [BASE]
 
-FILE holds the lines the device scripts write (results/h200/wave2/
-validation*/c0N.sh): "REP BUILD " followed by a bench_me "total" line
+FILE holds the lines the device scripts write (bench_interleaved.sh and
+results/' scripts): "REP BUILD " followed by a bench_me "total" line
 (size, range, variant, "total", median ms, min ms, ...).  Prints a
 markdown table: one row per size, range and variant, one column per
 build in the order first seen, each cell the median over the REPs of
 bench_me's medians, its change against BASE's (default: the first
 build) in per cent, the number of REPs and half their spread ((max -
 min) / 2) in per cent of the median.  A build without runs for a row
-leaves its cell empty.  E.g. bench_runs.py validation29/c2/bench.txt
-gives the twenty-ninth session's call-2 table (results/kernel_steps.md).
+leaves its cell empty.  E.g. bench_runs.py DIR/bench.txt gives the
+tables of results/kernel_steps.md.
 -V: rows by size and range only, for runs of several variants labelled
-by variant as their BUILD (validation35/c01.sh): the variants side by side.
+by variant as their BUILD: the variants side by side.
 """
 import statistics
 import sys

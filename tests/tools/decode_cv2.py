@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Decode a clip to 8-bit 4:2:0 y4m with OpenCV, for the GPU machine (no FFmpeg there).
+"""Decode a clip to 8-bit 4:2:0 y4m with OpenCV, for a GPU host without FFmpeg.
 
     decode_cv2.py IN OUT.y4m FRAMES [W H X Y]     (optional crop, even values)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """issue_sim.py: a rough model of one SM sub-partition issuing the search
-kernel's run loop (issue 13), to compare instruction orders before
+kernel's run loop, to compare instruction orders before
 spending GPU time on them.
 
     cuobjdump -sass me_cuda.cubin | tests/tools/issue_sim.py [-w WARPS] [FILTER]

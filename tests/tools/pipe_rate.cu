@@ -1,5 +1,5 @@
 /* pipe_rate.cu: warp-instruction throughput of the search kernel's
- * instructions on one GPU (issue 13: which pipe limits the run loop).
+ * instructions on one GPU (which pipe limits the run loop).
  *
  *   nvcc -O3 -arch=sm_90 -o pipe_rate tests/tools/pipe_rate.cu && ./pipe_rate
  *
@@ -8,10 +8,9 @@
  * achieved warp instructions per cycle per SM sub-partition (clock from
  * cudaDevAttrClockRate: read it as a ratio against VABSDIFF4's row, the
  * clock under load may differ).  Check the SASS (cuobjdump -sass) that each
- * loop body holds the intended instructions.  Modes 7-11 (twenty-ninth
- * session): whether a float minimum (FMNMX) issues on the ALU pipe as
- * VIMNMX3 does, or beside it: the mixes run at ~0.5 a cycle on one pipe,
- * ~0.9 on two. */
+ * loop body holds the intended instructions.  Modes 7-11: whether a float
+ * minimum (FMNMX) issues on the ALU pipe as VIMNMX3 does, or beside it:
+ * the mixes run at ~0.5 a cycle on one pipe, ~0.9 on two. */
 #include <stdio.h>
 #include <stdint.h>
 #include <cuda_runtime.h>
@@ -85,8 +84,8 @@ __global__ void k( uint32_t *out, uint32_t p, uint32_t q )
             }
             else if( MODE == 6 )   /* VIADDMNMX */
                 x[i] = __viaddmin_u32( x[i], p, y[i] );
-            /* twenty-ninth session: which pipe takes a float minimum (keys
-             * < 0x7f800000 order as floats do) */
+            /* which pipe takes a float minimum (keys < 0x7f800000 order
+             * as floats do) */
             else if( MODE == 7 )   /* FMNMX */
                 x[i] = fmn( x[i], y[i] + i );
             else if( MODE == 8 )   /* VABSDIFF4 + FMNMX, 1:1 */

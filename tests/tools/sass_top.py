@@ -8,7 +8,7 @@ Prints the total warp-state samples and the share of barrier stalls, the N
 (default 12) instructions with the most samples (a stall is counted on
 the instruction waiting to issue: the one after a BAR.SYNC holds the
 warps waiting at that barrier), and every barrier / mbarrier instruction.
-Thirty-eighth session: v28's 18.3% at the barrier after the runs
+E.g. v28 (stream-K) spent 18.3% at the barrier after the runs
 (results/kernel_steps.md)."""
 import csv
 import sys

@@ -1,10 +1,10 @@
 /* warp_slots.c: the search kernel's run loop as warp-iterations, per frame,
- * for two variants, from the library's own geometry (no GPU needed; issue
- * 13, thirty-fifth session, results/kernel_steps.md).
+ * for two variants, from the library's own geometry (no GPU needed;
+ * results/kernel_steps.md).
  *
- *   cc -O1 -Icuda_me -I/usr/local/cuda/include tests/tools/warp_slots.c \
- *      build/lib/libcuda_me.a -L/usr/local/cuda/lib64 -lcudart_static \
- *      -lstdc++ -lpthread -ldl -lrt -lm -o build/warp_slots
+ *   cc -O1 -Icuda_me -Icuda_me/dev -I/usr/local/cuda/include tests/tools/warp_slots.c \
+ *      build/obj/dev/me_cuda_variants.o build/lib/libcuda_me.a -L/usr/local/cuda/lib64 \
+ *      -lcudart_static -lstdc++ -lpthread -ldl -lrt -lm -o build/warp_slots
  *   build/warp_slots [V1 [V2]]        (variants, default 15 and 19)
  *
  * Per size and range: runs (K = the variants' K) and the rows searched
@@ -16,14 +16,13 @@
  * last warp ends).  Thread t of a block runs t, t + nt, ... of its
  * macroblock's runs, one block a macroblock.  Variants with runs of one
  * column and no one-row runs only: not the column pairs ("pair-"), not
- * K = 8 with a fixed stride (HROW() in me_cuda.cu).  The two-macroblock
- * blocks it was written for (v20, v21) are in commit f3ac2ec, with this
- * tool's count of them. */
+ * K = 8 with a fixed stride (HROW() in search.cuh). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernels.h"
-#include "spec.h"
+#include "me_cuda_dev.h"
+#include "me_spec.h"
 
 int main( int argc, char **argv )
 {
@@ -39,7 +38,7 @@ int main( int argc, char **argv )
             for( int vi = 0; vi < 2; vi++ )
             {
                 int K = 0, minb, nt, u;
-                const char *name = cme_cuda_variant_name( vs[vi] );
+                const char *name = cme_dev_variant_name( vs[vi] );
                 cme_launch_t l;
                 memset( &l, 0, sizeof(l) );
                 l.i_mb_width = mw;
@@ -48,8 +47,8 @@ int main( int argc, char **argv )
                 l.i_mv_range = 512;
                 l.i_parts = CUDA_ME_NPART;
                 l.i_variant = vs[vi];
-                if( cme_cuda_variant_info( vs[vi], &K, &minb ) < 0 || strstr( name, "pair-" ) ||
-                    (K == 8 && strstr( name, "-s" )) || cme_cuda_search_geometry( &l, &nt, &u ) != 1 )
+                if( cme_dev_variant_info( vs[vi], &K, &minb ) < 0 || strstr( name, "pair-" ) ||
+                    (K == 8 && strstr( name, "-s" )) || cme_dev_search_geometry( &l, &nt, &u ) != 1 )
                 {
                     printf( " | v%d: not counted (column pairs, one-row runs or blocks per macroblock)", vs[vi] );
                     continue;

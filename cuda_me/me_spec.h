@@ -1,13 +1,13 @@
 /*****************************************************************************
- * spec.h: the search both backends compute, bit for bit
+ * me_spec.h: the integer search both backends compute, bit for bit
  *****************************************************************************
  * Included by the C reference (me_c.c), the CUDA kernels (me_cuda.cu), the
  * host code and the tests, so that the window, the partition merge and the
  * tie rule have exactly one definition.
  *****************************************************************************/
 
-#ifndef CUDA_ME_SPEC_H
-#define CUDA_ME_SPEC_H
+#ifndef CUDA_ME_ME_SPEC_H
+#define CUDA_ME_ME_SPEC_H
 
 #include <stdint.h>
 
