@@ -79,9 +79,9 @@ int main( int argc, char **argv )
     if( !(enc = x264_encoder_open( &param )) )
         FAIL( "x264_encoder_open" );
     x264_encoder_parameters( enc, &check );
-    if( !check.b_gpu_me || check.i_gpu_me_range != 8 || check.i_gpu_me_mode != 0 )
-        FAIL( "x264_encoder_parameters: gpu-me %d range %d mode %d",
-              check.b_gpu_me, check.i_gpu_me_range, check.i_gpu_me_mode );
+    if( !check.b_gpu_me || check.i_gpu_me_range != 8 || check.i_gpu_me_backend != 2 )
+        FAIL( "x264_encoder_parameters: gpu-me %d range %d backend %d",
+              check.b_gpu_me, check.i_gpu_me_range, check.i_gpu_me_backend );
 
     for( int f = 0; f < frames + 64 && (f < frames || x264_encoder_delayed_frames( enc )); f++ )
     {

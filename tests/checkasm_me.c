@@ -136,6 +136,8 @@ static int load_case( const gcase_t *c, int idx, tframe_t *cur, tframe_t *ref )
         snprintf( path, sizeof(path), "%s/%s", test_data_dir(), c->clip );
         if( tframe_read_y4m( ref, path, 2 ) || tframe_read_y4m( cur, path, 3 ) )
         {
+            if( test_require_gpu() )
+                ck_abort_msg( "gpu case %d: %s not found (CUDA_ME_REQUIRE_GPU=1: tests/device.sh data decodes it)", idx, path );
             printf( "*** SKIP gpu case %d: %s not found ***\n", idx, path );
             return -1;
         }
@@ -610,6 +612,8 @@ static int sp_frame( const spcase_t *c, int idx, int n, tframe_t *f, const tfram
         snprintf( path, sizeof(path), "%s/%s", test_data_dir(), c->clip );
         if( tframe_read_y4m( f, path, n ) )
         {
+            if( test_require_gpu() )
+                ck_abort_msg( "sub-pel case %d: %s not found (CUDA_ME_REQUIRE_GPU=1: tests/device.sh data decodes it)", idx, path );
             printf( "*** SKIP sub-pel case %d: %s not found ***\n", idx, path );
             return -1;
         }

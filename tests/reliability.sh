@@ -23,7 +23,7 @@ refuses() {   # CASE NAME: non-zero exit, not a crash or hang, with a message
     local ok=0
     # x264 exits 255 (-1) on errors; 124 is a timeout, 128+N a signal
     [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && { [ "$rc" -lt 128 ] || [ "$rc" = 255 ]; } &&
-        grep -qE "error" "$W/$2.log" && ok=1
+        grep -qE "error|unrecognized option" "$W/$2.log" && ok=1
     row "$1" "clear error; exit != 0" "exit $rc: $(msg "$2")" $ok
 }
 
@@ -71,7 +71,7 @@ enc "$X264" dev99 "$Q" --gpu-me --gpu-me-range 8 --gpu-me-device 99 --frames 3; 
 enc "$X264" dev99c "$Q" --gpu-me --gpu-me-backend cuda --gpu-me-device 99 --frames 3; refuses "--gpu-me-device 99, --gpu-me-backend cuda" dev99c
 enc "$X264" badbe "$Q" --gpu-me --gpu-me-backend opencl --frames 3; refuses "--gpu-me-backend opencl (unknown)" badbe
 enc "$X264" badmode "$Q" --gpu-me --gpu-me-mode fast --frames 3; refuses "--gpu-me-mode (not an option)" badmode
-enc "$X264" badmvrt "$Q" --mvrange-thread fast --frames 3 --threads 4; encodes "--mvrange-thread fast (x264 reads 0: its own limit)" badmvrt
+enc "$X264" badmvrt "$Q" --mvrange-thread fast --frames 3 --threads 4; refuses "--mvrange-thread fast (not a number nor auto)" badmvrt
 
 echo "--- faults injected into the C backend during an encode"
 for spec in launch:1 launch:12 copy:7 alloc:9; do

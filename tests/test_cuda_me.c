@@ -1453,6 +1453,8 @@ START_TEST( test_api_subpel_real )
      * and tests/e2e.sh); a machine without FFmpeg may lack it */
     if( c && access( path, R_OK ) )
     {
+        if( test_require_gpu() )
+            ck_abort_msg( "sub-pel, real frames: %s not found (CUDA_ME_REQUIRE_GPU=1: tests/device.sh data decodes it)", path );
         printf( "*** SKIP sub-pel, real frames: %s not found; this test did not run ***\n", path );
         return;
     }

@@ -425,6 +425,12 @@ void guarded_free( guarded_t *g )
     memset( g, 0, sizeof(*g) );
 }
 
+int test_require_gpu( void )
+{
+    const char *req = getenv( "CUDA_ME_REQUIRE_GPU" );
+    return req && atoi( req );
+}
+
 int test_have_gpu( const char *name )
 {
     if( cme_cuda_device_count() > 0 )

@@ -128,5 +128,8 @@ void test_subpel_start( int start, const cuda_me_result_t *r, const int x[2], co
  * is set to a non-zero number, prints why and returns -1: the caller must
  * then fail. */
 int test_have_gpu( const char *name );
+/* CUDA_ME_REQUIRE_GPU=1: a GPU test that cannot run (no device, a missing
+ * clip) is a failure, never a skip. */
+int test_require_gpu( void );
 
 #endif
