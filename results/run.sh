@@ -113,9 +113,12 @@ T2_QPS="${T2_QPS:-22 27 32 37}"
 T2_SPEED_QP="${T2_SPEED_QP:-27}"
 T2_CONFIGS="${T2_CONFIGS:-stock stock_mvt64 auto gpu}"
 
-# the clips: resolution -> name, source in tests/data, how it is made
+# the clips: resolution -> name, source in tests/data, how it is made; any
+# other name is a corpus clip, CORPUS_DIR/NAME.mp4 (corpus)
+CORPUS_DIR="${CORPUS_DIR:-$TOP/.carry/corpus}"
 clip_name() { case "$1" in QCIF) echo bus_qcif ;; CIF) echo foreman_cif ;; 720p) echo flower_720p ;;
-              1080p) echo street_1080p ;; 2160p) echo street_2160p ;; *) return 1 ;; esac; }
+              1080p) echo street_1080p ;; 2160p) echo street_2160p ;;
+              *) [ -s "$CORPUS_DIR/$1.mp4" ] && echo "$1" || return 1 ;; esac; }
 clip_src() { case "$1" in QCIF) echo test_qcif_cabac.264 ;; CIF) echo BA1_FT_C.264 ;;
              720p) echo VID_1280x720_cabac_temporal_direct.264 ;;
              1080p|2160p) echo VID_1920x1080_cabac_temporal_direct.264 ;; esac; }
@@ -255,10 +258,16 @@ me_stats() {
 DC="$D/results"
 clip() {
     local res="$1" n="$2" name src dec out
-    name="$(clip_name "$res")" || { echo "unknown resolution $res" >&2; return 1; }
+    name="$(clip_name "$res")" || { echo "unknown resolution or clip $res" >&2; return 1; }
     out="$DC/$name.y4m"
     if [ -s "$out" ] && [ "$(cat "$out.frames" 2>/dev/null || echo 0)" -ge "$n" ]; then echo "$out"; return 0; fi
     mkdir -p "$DC"
+    if [ -s "$CORPUS_DIR/$name.mp4" ]; then   # a corpus clip: its own frames, no more
+        "$PY" "$TOP/tests/tools/decode_cv2.py" "$CORPUS_DIR/$name.mp4" "$out" "$n" >&2 || return 1
+        echo "$n" > "$out.frames"
+        echo "$out"
+        return 0
+    fi
     src="$(clip_src "$res")"
     dec="$DC/${src%.*}.y4m"
     if [ ! -s "$dec" ] || [ "$(cat "$dec.asked" 2>/dev/null || echo 0)" -lt "$n" ]; then
@@ -395,8 +404,19 @@ table2() {
     done; done; done; done; done
     wait
     for rep in $(seq 2 "$T2_REPEATS"); do t2_speed "$rep"; done
+    # T2_APPEND=1: the rows of earlier invocations stay, but where this one
+    # ran the same encode (clip, preset, threads, configuration, QP, kind,
+    # repeat)
+    if [ "${T2_APPEND:-0}" = 1 ] && [ -s "$csv" ]; then
+        tail -n +2 "$csv" > "$W/t2old.csv"
+        cat "$T2_ROWS"/*.csv | awk -F, '{print $1","$2","$3","$4","$5","$6","$8","$9}' > "$W/t2new.keys"
+        awk -F, 'NR == FNR { k[$0] = 1; next } !(($1","$2","$3","$4","$5","$6","$8","$9) in k)' \
+            "$W/t2new.keys" "$W/t2old.csv" > "$W/t2keep.csv"
+    else
+        : > "$W/t2keep.csv"
+    fi
     echo "$T2_HDR" > "$csv"
-    cat "$T2_ROWS"/*.csv >> "$csv"
+    cat "$W/t2keep.csv" "$T2_ROWS"/*.csv >> "$csv"
     SKIPPED=$(grep -c ',skipped,' "$csv")
     "$PY" "$TOP/results/tables.py" table2 "$OUT" && cat "$OUT/table2.md"
     sec_end
@@ -413,8 +433,26 @@ plots() {
 
 # ------------------------------------------------------------ to be written
 not_yet() { echo "results/run.sh: section $1: not yet" >&2; exit 3; }
-corpus() { not_yet corpus; }           # street is the only real 1080p clip so far
 throughput() { not_yet throughput; }   # many encodes per GPU and per host (tables.py concurrency, multigpu)
+
+# ------------------------------------------------------------ corpus
+# Table 2 over the corpus (CORPUS_DIR/*.mp4: ../shared/clips/synthetic and
+# any other clips, copied into a folder that travels), into OUTDIR/corpus/:
+# per clip and preset BD-rate and fps of every configuration, and the
+# median over the clips.  Too much for one invocation: each one runs the
+# CORPUS_PRESETS and CORPUS_CLIPS it is given and adds its rows to those
+# already there (T2_APPEND), so that several invocations fill the table.
+corpus() {
+    local names
+    names="${CORPUS_CLIPS:-$(cd "$CORPUS_DIR" 2>/dev/null && ls ./*.mp4 2>/dev/null | sed 's|^\./||; s|\.mp4$||' | tr '\n' ' ')}"
+    [ -n "$names" ] || { echo "results/run.sh corpus: no clips in $CORPUS_DIR (CORPUS_DIR, CORPUS_CLIPS)" >&2; return 1; }
+    local o="$OUT"
+    OUT="$o/corpus"; mkdir -p "$OUT"
+    T2_CLIPS="$names" T2_PRESETS="${CORPUS_PRESETS:-medium}" T2_APPEND=1 \
+        T2_FRAMES="${CORPUS_FRAMES:-$(for n in $names; do printf '%s:%s ' "$n" "${CORPUS_N:-240}"; done)}" \
+        T2_BUDGET="${CORPUS_BUDGET:-$(( DEADLINE - $(now) ))}" table2
+    OUT="$o"
+}
 
 # ------------------------------------------------------------ main
 {

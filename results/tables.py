@@ -518,6 +518,22 @@ def table2_md(rows, runs):
                 paired = ' (paired %s)' % ratio(r[0]['fps_vs_mvt64_paired']) if r and r[0]['fps_vs_mvt64_paired'] else ''
                 cells.append('%s at %s%s' % (pct(r[0]['bd_psnr_vs_mvt64']), ratio(r[0]['fps_vs_mvt64']), paired) if r else '')
         out.append('| %s | %s | %s |' % (k[0], k[2], ' | '.join(cells)))
+    # over several clips: per preset the median of the clips' BD-rates and
+    # paired fps ratios (a rule that helps one clip and hurts another shows
+    # in the rows above, not here)
+    for preset in sorted({k[2] for k in keys}, key=lambda p: sort_key(('', '', p, '0'))):
+        clips = {k[0] for k in keys if k[2] == preset}
+        if len(clips) < 2:
+            continue
+        cells = []
+        for t in ths:
+            for c in cfg:
+                rs = [r for r in rows if r['preset'] == preset and r['threads'] == t and r['config'] == c]
+                bdv = [r['bd_psnr_vs_mvt64'] for r in rs if r['bd_psnr_vs_mvt64'] is not None]
+                fv = [r['fps_vs_mvt64_paired'] or r['fps_vs_mvt64'] for r in rs
+                      if (r['fps_vs_mvt64_paired'] or r['fps_vs_mvt64']) is not None]
+                cells.append('%s at %s' % (pct(median(bdv)), ratio(median(fv))))
+        out.append('| **median of %d clips** | %s | %s |' % (len(clips), preset, ' | '.join(cells)))
     notes = ['']
     most = max((r['repeats'] for r in rows), default=0)
     short = [r for r in rows if r['repeats'] < most]
