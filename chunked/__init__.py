@@ -1,0 +1,1 @@
+"""Chunked encoding with the patched x264 on a Dask cluster (README.md)."""

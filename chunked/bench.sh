@@ -1,0 +1,153 @@
+#!/bin/bash
+# chunked/bench.sh: what chunking buys and costs on a GPU host.
+#
+#   chunked/bench.sh [OUTDIR]          (default build/chunked-bench)
+#
+# One clip (CLIP: a y4m of at least 1,000 frames of 1080p), at every QP of
+# QPS, encoded as:
+#   single_gpu      one patched x264 $GPU_ARGS over the whole clip, MANY threads
+#   single_stock    one stock x264 over the whole clip, MANY threads
+#   chunked_gpu_L   the driver, chunks of L (LENGTHS: 2s 5s 10s), WORKERS
+#                   chunks at once of THREADS threads each, patched x264
+#                   $GPU_ARGS, fixed cuts (the clip has no scene cuts to find)
+#   chunked_stock_L the same with stock x264
+# Results: OUTDIR/rd.csv (config, qp, kb/s, PSNR-Y, wall clock, frames, fps)
+# and OUTDIR/table.md: per configuration the aggregate fps at SPEED_QP
+# (frames over the wall clock, planning and joining included) and BD-rate
+# against single_gpu and against single_stock over the QPs: the BD-rate cost
+# of chunking is chunked_gpu_L against single_gpu, and chunked_stock_L
+# against single_stock.
+#
+# GPU_ARGS defaults to --gpu-me --gpu-me-backend cuda: plain --gpu-me
+# leaves encodes under 400 Mpixels to x264's own search (a 5 s chunk of
+# 1080p at 25 fps is 259 Mpixels), which is a result in itself: run
+# GPU_ARGS=--gpu-me once to see it (the summary lists such chunks).
+#
+# Tested here only in its QUICK form (C backend, CIF, a few frames):
+#   QUICK=1 chunked/bench.sh /tmp/bench
+# UNTESTED on a GPU host: the CUDA encodes, the timings, the clip making
+# (needs numpy and cv2, as results/run.sh), and Dask installed from carried
+# wheels (the GPU host reaches no package registry): here,
+#   build/chunked-venv/bin/pip download -d build/chunked-wheels -r chunked/requirements.txt
+# then carry build/chunked-wheels and set WHEELS=build/chunked-wheels there.
+#
+# Environment (defaults in brackets): X264 [build/device/x264/x264], STOCK
+# [build/device/x264-stock/x264], CLIP [made: street 1080p played forward and
+# backward, FRAMES frames], FRAMES [1080], PRESET [medium], QPS [22 27 32
+# 37], SPEED_QP [27], LENGTHS [2s 5s 10s], WORKERS [4], THREADS [MANY /
+# WORKERS], MANY [nproc], CONFIGS [single_gpu single_stock chunked_gpu
+# chunked_stock], GPU_ARGS, PY [build/chunked-venv/bin/python], WHEELS.
+
+set -u
+TOP="$(cd "$(dirname "$0")/.." && pwd)"
+OUT="$(mkdir -p "${1:-$TOP/build/chunked-bench}" && cd "${1:-$TOP/build/chunked-bench}" && pwd)" || exit 1
+if [ "${QUICK:-0}" = 1 ]; then
+    X264="${X264:-$TOP/build/x264/x264}"; STOCK="${STOCK:-$TOP/build/x264-stock/x264}"
+    FRAMES="${FRAMES:-60}"; LENGTHS="${LENGTHS:-20 30}"; PRESET="${PRESET:-veryfast}"
+    WORKERS="${WORKERS:-2}"; THREADS="${THREADS:-1}"
+    GPU_ARGS="${GPU_ARGS:---gpu-me --gpu-me-backend c --gpu-me-range 8}"
+else
+    X264="${X264:-$TOP/build/device/x264/x264}"; STOCK="${STOCK:-$TOP/build/device/x264-stock/x264}"
+    FRAMES="${FRAMES:-1080}"; LENGTHS="${LENGTHS:-2s 5s 10s}"; PRESET="${PRESET:-medium}"
+    GPU_ARGS="${GPU_ARGS:---gpu-me --gpu-me-backend cuda}"
+fi
+MANY="${MANY:-$(nproc)}"
+WORKERS="${WORKERS:-4}"
+THREADS="${THREADS:-$(( MANY / WORKERS > 0 ? MANY / WORKERS : 1 ))}"
+QPS="${QPS:-22 27 32 37}"
+SPEED_QP="${SPEED_QP:-27}"
+CONFIGS="${CONFIGS:-single_gpu single_stock chunked_gpu chunked_stock}"
+PY="${PY:-$TOP/build/chunked-venv/bin/python}"
+export PYTHONPATH="$TOP"
+# shellcheck source=../tests/lib.sh
+. "$TOP/tests/lib.sh"   # x264_log_stats
+
+die() { echo "bench: $*" >&2; exit 1; }
+for b in "$X264" "$STOCK"; do [ -x "$b" ] || die "no x264 at $b"; done
+
+# Dask: present, or installed from carried wheels (UNTESTED on the GPU host)
+if ! "$PY" -c "import distributed" 2>/dev/null; then
+    [ -n "${WHEELS:-}" ] || die "$PY has no Dask: give WHEELS=DIR of wheels (see the header)"
+    python3 -m venv "$TOP/build/chunked-venv" && PY="$TOP/build/chunked-venv/bin/python" &&
+        "$PY" -m pip install -q --no-index -f "$WHEELS" -r "$TOP/chunked/requirements.txt" || die "installing Dask failed"
+fi
+
+# the clip (UNTESTED on the GPU host: results/run.sh's way, numpy and cv2)
+if [ -z "${CLIP:-}" ]; then
+    if [ "${QUICK:-0}" = 1 ]; then
+        CLIP="$OUT/foreman_cif.y4m"
+        [ -s "$CLIP" ] || ffmpeg -nostdin -loglevel error -y -i "$TOP/tests/data/BA1_FT_C.264" \
+            -frames:v "$FRAMES" -pix_fmt yuv420p "$CLIP" || die "could not make $CLIP"
+    else
+        CLIP="$OUT/street_1080p_$FRAMES.y4m"
+        if [ ! -s "$CLIP" ]; then
+            python3 "$TOP/tests/tools/decode_cv2.py" "$TOP/tests/data/VID_1920x1080_cabac_temporal_direct.264" \
+                "$OUT/street_src.y4m" 60 && python3 "$TOP/results/y4m_clip.py" "$OUT/street_src.y4m" "$CLIP" "$FRAMES" ||
+                die "could not make $CLIP (give CLIP=a 1080p y4m of $FRAMES frames or more)"
+        fi
+    fi
+fi
+[ -s "$CLIP" ] || die "no clip $CLIP"
+
+echo "config,qp,kbps,psnr_y,wall_s,frames,fps" > "$OUT/rd.csv"
+row() { echo "$1,$2,$3,$4,$5,$6,$(awk -v f="$6" -v w="$5" 'BEGIN { printf "%.2f", (w > 0 ? f / w : 0) }')" >> "$OUT/rd.csv"; }
+
+single() {   # NAME BIN QP ARGS...
+    local name="$1" bin="$2" qp="$3" t0 t1 stats
+    shift 3
+    t0=$(date +%s.%N)
+    "$bin" --preset "$PRESET" --qp "$qp" --threads "$MANY" --psnr --no-progress "$@" \
+        -o "$OUT/${name}_$qp.264" "$CLIP" > "$OUT/${name}_$qp.log" 2>&1 || { echo "  $name qp $qp failed"; return; }
+    t1=$(date +%s.%N)
+    stats=$(x264_log_stats "$OUT/${name}_$qp.log" frames kbps psnr_y)
+    row "$name" "$qp" "$(cut -d, -f2 <<< "$stats")" "$(cut -d, -f3 <<< "$stats")" \
+        "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$(cut -d, -f1 <<< "$stats")"
+}
+
+chunked() {   # NAME BIN LENGTH QP ARGS...
+    local name="$1" bin="$2" len="$3" qp="$4" work s
+    shift 4
+    work="$OUT/work/${name}_$qp"
+    rm -rf "$work"   # a fresh run each time: reused chunks would flatter the wall clock
+    # shellcheck disable=SC2086
+    "$PY" -m chunked --x264 "$bin" --workers "$WORKERS" --threads "$THREADS" --preset "$PRESET" --qp "$qp" \
+        --chunk "$len" --cuts fixed --no-progress --workdir "$work" -o "$OUT/${name}_$qp.264" "$CLIP" \
+        -- --psnr "$@" > "$OUT/${name}_$qp.log" 2>&1 || { echo "  $name qp $qp failed"; tail -3 "$OUT/${name}_$qp.log"; return; }
+    s="$work/summary.json"
+    # shellcheck disable=SC2046  # four numbers, four arguments
+    row "$name" "$qp" $("$PY" -c "import json,sys; s=json.load(open(sys.argv[1])); print(s['kbps'], s['psnr_y'], s['wall_s'], s['frames'])" "$s")
+}
+
+for qp in $QPS; do
+    for c in $CONFIGS; do
+        echo "--- $c, qp $qp"
+        # shellcheck disable=SC2086  # GPU_ARGS splits into options
+        case "$c" in
+            single_gpu)    single single_gpu "$X264" "$qp" $GPU_ARGS --gpu-me-stats ;;
+            single_stock)  single single_stock "$STOCK" "$qp" ;;
+            chunked_gpu)   for l in $LENGTHS; do chunked "chunked_gpu_$l" "$X264" "$l" "$qp" $GPU_ARGS; done ;;
+            chunked_stock) for l in $LENGTHS; do chunked "chunked_stock_$l" "$STOCK" "$l" "$qp"; done ;;
+            *) die "unknown configuration $c" ;;
+        esac
+    done
+done
+
+"$PY" - "$OUT/rd.csv" "$SPEED_QP" "$TOP/results" > "$OUT/table.md" <<'EOF'
+import csv, sys
+sys.path.insert(0, sys.argv[3])
+from bdrate import bdrate
+rows = list(csv.DictReader(open(sys.argv[1])))
+configs = list(dict.fromkeys(r["config"] for r in rows))
+rd = {c: [(float(r["kbps"]), float(r["psnr_y"])) for r in rows if r["config"] == c] for c in configs}
+def bd(anchor, c):
+    if anchor not in rd or len(rd[anchor]) < 4 or len(rd[c]) < 4:
+        return "-"
+    return "%+.2f%%" % bdrate(sorted(rd[anchor]), sorted(rd[c]))
+print("| configuration | fps at QP %s | wall clock (s) | BD-rate vs single_gpu | BD-rate vs single_stock |" % sys.argv[2])
+print("|---|---|---|---|---|")
+for c in configs:
+    speed = [r for r in rows if r["config"] == c and r["qp"] == sys.argv[2]]
+    fps, wall = (speed[0]["fps"], speed[0]["wall_s"]) if speed else ("-", "-")
+    print("| %s | %s | %s | %s | %s |" % (c, fps, wall, bd("single_gpu", c), bd("single_stock", c)))
+EOF
+cat "$OUT/table.md"
