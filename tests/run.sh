@@ -19,8 +19,9 @@
 #   abi        tests/abi.sh: the shared patched library is libx264-gpu-me.so.164
 #   fatbin     tests/fatbin.sh: kernels for every configured GPU architecture
 #   device     tests/device_auto.sh: --gpu-me-device auto|N
+#   chunked    tests/chunked.sh: chunked encodes on a local Dask cluster (venv in build/)
 #
-# tests/run.sh [patches|unit|checkasm|e2e|reconfig|reliability|ffmpeg|abi|fatbin|device]...   (default: all)
+# tests/run.sh [patches|unit|checkasm|e2e|reconfig|reliability|ffmpeg|abi|fatbin|device|chunked]...   (default: all)
 
 set -u
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -67,7 +68,7 @@ reliability() {
     "$TOP/tests/reliability.sh"
 }
 
-what="${*:-patches unit fatbin checkasm e2e device reconfig reliability ffmpeg abi}"
+what="${*:-patches unit fatbin checkasm e2e device reconfig reliability ffmpeg abi chunked}"
 run "decode test clips" decode_clips ffdec || true
 for w in $what; do
     case "$w" in
@@ -79,6 +80,7 @@ for w in $what; do
         fatbin)   run "GPU architectures in the binaries" "$TOP/tests/fatbin.sh" ;;
         device)   run "--gpu-me-device auto" "$TOP/tests/device_auto.sh" ;;
         checkasm) run "x264 checkasm" checkasm ;;
+        chunked)  run "chunked encoding on Dask" "$TOP/tests/chunked.sh" ;;
         e2e)      run "end-to-end encodes" e2e ;;
         reliability) run "reliability" reliability ;;
         *)        echo "unknown test set $w"; exit 2 ;;
