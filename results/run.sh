@@ -17,8 +17,8 @@
 #                --mvrange-thread auto, --gpu-me; BD-rate over QP
 #                22/27/32/37, fps and wall clock (interleaved repeats)
 #     plots      speedup_vs_resolution.png, rd_*.png, fps_vs_bdrate.png
-#     corpus     (not yet) more clips than street
-#     throughput (not yet) many encodes per GPU and per host
+#     corpus     Table 2 over the clips of CORPUS_DIR, several invocations
+#     throughput N encodes x T threads at once (TP_NT), aggregate frames/s
 #
 # Every section has a time budget and the whole command one of
 # TOTAL_BUDGET (555 s), so that one invocation ends within 9.5 minutes:
@@ -432,8 +432,66 @@ plots() {
 }
 
 # ------------------------------------------------------------ to be written
-not_yet() { echo "results/run.sh: section $1: not yet" >&2; exit 3; }
-throughput() { not_yet throughput; }   # many encodes per GPU and per host (tables.py concurrency, multigpu)
+# ------------------------------------------------------------ throughput
+# A full host: N encodes of T threads at once for each N x T of TP_NT, every
+# configuration of TP_CONFIGS (stock_mvt64 only where T > 1), the clips of
+# TP_CLIPS at the QPs of T2_QPS spread over the encodes: a batch of N at a
+# time, as many batches as cover every clip and QP (so BD-rate compares
+# like with like); aggregate frames/s = frames / the batches' wall clock.
+# nvidia-smi samples the GPU's utilisation and memory during each batch;
+# each encode's --gpu-me-stats gives its CPU time by stage.
+tp_batch() {   # NXT CONFIG BATCH FIRST: encodes FIRST .. FIRST+N-1 at once
+    local nt="$1" c="$2" b="$3" first="$4" n t i k clips nc res q pids=() smi t0 t1
+    n="${nt%x*}"; t="${nt#*x}"
+    clips=($TP_CLIPS); nc=${#clips[@]}
+    t2_parse "$c"
+    nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader,nounits -lms 200 \
+        > "$W/tp_smi.txt" 2>/dev/null & smi=$!
+    t0=$(date +%s.%N)
+    for i in $(seq 0 $((n - 1))); do
+        k=$((first + i)); res="${clips[$((k % nc))]}"
+        q="$(echo $T2_QPS | cut -d' ' -f$(( (k / nc) % $(echo $T2_QPS | wc -w) + 1 )))"
+        (x264_run "tp_${nt}_${c}_${b}_$i" "$T2P_BIN" "$DC/$(clip_name "$res").y4m" --preset "$TP_PRESET" --qp "$q" \
+             --threads "$t" --frames "$(frames_of "$TP_FRAMES" "$res")" --psnr \
+             $([ "$T2P_BIN" = "$STOCK" ] || echo --gpu-me-stats) $(cfg_args "$T2P_CFG") $T2P_EXTRA
+         echo "$nt,$n,$t,$c,$b,$(clip_name "$res"),$q,$(x264_log_stats "$R_LOG" frames),$R_RC,$R_WALL,$R_CPU,$(stats "$R_LOG"),$(me_stats "$R_LOG"),$(kv "$R_LOG" device_mib_peak),$(
+             kv "$R_LOG" frames_P),$(kv "$R_LOG" frame_ms_P),$(kv "$R_LOG" frames_B),$(kv "$R_LOG" frame_ms_B),$META,\"$R_CMD\"" \
+             > "$W/tprows/${nt}_${c}_${b}_$i.csv") &
+        pids+=($!)
+    done
+    wait "${pids[@]}"
+    t1=$(date +%s.%N)
+    kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
+    echo "$nt,$c,$b,$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'),$(awk -F', *' \
+        'NF >= 2 { u += $1; if ($2 > m) m = $2; n++ } END { printf "%.1f,%d", n ? u / n : 0, m }' "$W/tp_smi.txt")" >> "$OUT/throughput_batches.csv"
+}
+throughput() {
+    TP_NT="${TP_NT:-16x1 4x4 8x2 2x8 1x16}"; TP_CONFIGS="${TP_CONFIGS:-stock stock_mvt64 gpu}"
+    TP_CLIPS="${TP_CLIPS:-1080p}"; TP_PRESET="${TP_PRESET:-medium}"; TP_FRAMES="${TP_FRAMES:-1080p:216}"
+    local nt c n t b nb nc res
+    sec_begin throughput "${TP_BUDGET:-$(( DEADLINE - $(now) ))}"
+    for res in $TP_CLIPS; do clip "$res" "$(frames_of "$TP_FRAMES" "$res")" > /dev/null || return 1; done
+    rm -rf "$W/tprows"; mkdir -p "$W/tprows"
+    [ -s "$OUT/throughput_batches.csv" ] || echo "nt,config,batch,wall_s,gpu_util_pct,gpu_mem_mib_max" > "$OUT/throughput_batches.csv"
+    nc=$(echo $TP_CLIPS | wc -w)
+    # the configurations interleaved within each N x T, in TP_NT's order
+    for nt in $TP_NT; do
+        n="${nt%x*}"; t="${nt#*x}"
+        nb=$(( (4 * nc + n - 1) / n ))
+        for b in $(seq 1 "$nb"); do
+            for c in $TP_CONFIGS; do
+                [ "$t" = 1 ] && [ "${c#stock_mvt}" != "$c" ] && continue
+                echo "== $nt, $c, batch $b of $nb ($(date +%T), $(left) s left)"
+                tp_batch "$nt" "$c" "$b" $(( (b - 1) * n ))
+            done
+        done
+    done
+    echo "nt,n,threads,config,batch,clip,qp,frames,rc,wall_s,cpu_s,$STATS_HDR,$ME_HDR,gpu_mib,frames_P,frame_ms_P,frames_B,frame_ms_B,$META_HDR,command" \
+        > "$OUT/throughput_runs.csv"
+    cat "$W/tprows"/*.csv >> "$OUT/throughput_runs.csv" 2>/dev/null
+    "$PY" "$TOP/results/tables.py" throughput "$OUT" && cat "$OUT/throughput.md"
+    sec_end
+}
 
 # ------------------------------------------------------------ corpus
 # Table 2 over the corpus (CORPUS_DIR/*.mp4: ../shared/clips/synthetic and

@@ -796,8 +796,77 @@ def multigpu(outdir):
         f.write('\n'.join(md) + '\n')
 
 
+def throughput(outdir):
+    """A full host (results/run.sh throughput): per N x T and configuration,
+    the aggregate frames/s (frames over the batches' wall clock), against
+    stock's and stock --mvrange-thread 64's; BD-rate (PSNR-Y) against them
+    over the clips' QPs (median over clips); the GPU's mean utilisation and
+    memory; the CPU time per frame and its parts."""
+    runs = [r for r in read_csv(os.path.join(outdir, 'throughput_runs.csv')) if r['rc'] == '0']
+    batches = read_csv(os.path.join(outdir, 'throughput_batches.csv'))
+    by = defaultdict(list)
+    for r in runs:
+        by[(r['nt'], r['config'])].append(r)
+    wall = defaultdict(float)
+    util = defaultdict(list)
+    for b in batches:
+        wall[(b['nt'], b['config'])] += num(b['wall_s']) or 0
+        util[(b['nt'], b['config'])].append(num(b['gpu_util_pct']))
+    rows = []
+    nts = sorted({k[0] for k in by}, key=lambda nt: -int(nt.split('x')[0]))
+    for nt in nts:
+        agg = {}
+        for (n2, c), rs in by.items():
+            if n2 == nt and wall[(nt, c)]:
+                agg[c] = sum(num(r['frames'] if r.get('frames') else 0) or 0 for r in rs) / wall[(nt, c)]
+        for c in sorted(agg, key=lambda c: ORDER.index(c) if c in ORDER else 99):
+            rs = by[(nt, c)]
+
+            def bd_vs(anchor):
+                if anchor not in agg:
+                    return None
+                v = []
+                for clip in sorted({r['clip'] for r in rs}):
+                    a = [r for r in by[(nt, anchor)] if r['clip'] == clip]
+                    t = [r for r in rs if r['clip'] == clip]
+                    v.append(bd(a, t, 'psnr_y'))
+                v = [x for x in v if x is not None]
+                return median(v)
+            frames = sum(num(r.get('frames')) or 0 for r in rs) or 1
+            per = lambda key: div(sum(num(r.get(key)) or 0 for r in rs), frames)
+            rows.append({'nt': nt, 'config': c, 'encodes': len(rs), 'fps': agg[c],
+                         'vs_stock': div(agg[c], agg.get('stock')), 'vs_mvt64': div(agg[c], agg.get('stock_mvt64')),
+                         'bd_vs_stock': bd_vs('stock'), 'bd_vs_mvt64': bd_vs('stock_mvt64'),
+                         'gpu_util_pct': median([u for u in util[(nt, c)] if u is not None]),
+                         'gpu_mib': median([num(r['gpu_mib']) for r in rs if num(r.get('gpu_mib'))]),
+                         'cpu_ms_frame': mul(per('cpu_s'), 1000), 'me_int_ms_frame': per('me_int_ms'),
+                         'me_sub_ms_frame': per('me_sub_ms'),
+                         'wait_ms_frame': per('gpu_wait_ms')})
+    fields = ['nt', 'config', 'encodes', 'fps', 'vs_stock', 'vs_mvt64', 'bd_vs_stock', 'bd_vs_mvt64', 'gpu_util_pct',
+              'gpu_mib', 'cpu_ms_frame', 'me_int_ms_frame', 'me_sub_ms_frame', 'wait_ms_frame']
+    write_csv(os.path.join(outdir, 'throughput.csv'), rows, fields)
+    md = ['## A full host: N encodes x T threads at once\n',
+          'Aggregate frames/s = frames of all encodes / the batches\' wall clock; BD-rate (PSNR-Y) over the QPs, '
+          'median over clips; GPU: mean utilisation during the batches (nvidia-smi), memory per encode '
+          '(--gpu-me-stats); CPU ms per frame: user + system of all threads; x264\'s integer and sub-pel search '
+          'and the waits for GPU results, summed over threads, per frame.\n',
+          '| N x T | config | encodes | frames/s | vs stock | vs mvt64 | BD vs stock | BD vs mvt64 | GPU busy | GPU MiB/encode | CPU ms/frame | int. ME ms/frame | sub-pel ms/frame | GPU wait ms/frame |',
+          '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+    for r in rows:
+        md.append('| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            r['nt'], cname(r['config']), r['encodes'], fmt(r['fps']), ratio(r['vs_stock']), ratio(r['vs_mvt64']),
+            pct(r['bd_vs_stock']), pct(r['bd_vs_mvt64']),
+            '-' if r['gpu_util_pct'] is None else '%.0f%%' % r['gpu_util_pct'], fmt(r['gpu_mib']),
+            fmt(r['cpu_ms_frame']), fmt(r['me_int_ms_frame']), fmt(r['me_sub_ms_frame']), fmt(r['wait_ms_frame'])))
+    if runs:
+        md.append('\n- Machine: GPU %s (driver %s), CPU %s; commit %s.' % tuple(runs[0].get(k) or '-' for k in META))
+    with open(os.path.join(outdir, 'throughput.md'), 'w') as f:
+        f.write('\n'.join(md) + '\n')
+
+
 if __name__ == '__main__':
-    if len(sys.argv) < 3 or sys.argv[1] not in ('startup', 'table1', 'table2', 'headline', 'concurrency', 'multigpu'):
+    if len(sys.argv) < 3 or sys.argv[1] not in ('startup', 'table1', 'table2', 'headline', 'concurrency', 'multigpu',
+                                                 'throughput'):
         sys.exit(__doc__)
     what, outdir = sys.argv[1], sys.argv[2]
     if what == 'startup':
@@ -806,7 +875,7 @@ if __name__ == '__main__':
         table1(outdir)
     elif what == 'table2':
         table2(outdir, sys.argv[3:])
-    elif what in ('concurrency', 'multigpu'):
+    elif what in ('concurrency', 'multigpu', 'throughput'):
         globals()[what](outdir)
     else:
         headline(outdir)
