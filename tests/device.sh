@@ -94,7 +94,7 @@ bench)
     ;;
 e2e)
     sec "end-to-end: CUDA backend == C backend (decodes deferred)"
-    X264="$X264" E2E_DECODE=defer GPU=1 E2E_DIR="$B/e2e-gpu" "$TOP/tests/e2e.sh" 2>&1 | tee "$OUT/e2e-gpu.log"
+    X264="$X264" X264_EXP="$B/device/x264-exp/x264" E2E_DECODE=defer GPU=1 E2E_DIR="$B/e2e-gpu" "$TOP/tests/e2e.sh" 2>&1 | tee "$OUT/e2e-gpu.log"
     verdict "${PIPESTATUS[0]}" "end-to-end encodes, CUDA == C"
     (cd "$B/e2e-gpu" && tar czf "$OUT/e2e-gpu.tgz" ./*.264 ./*.rec.md5 ./*.log)
     ;;
