@@ -127,21 +127,11 @@ __global__ void xplane_kernel( const uint32_t *__restrict__ p, const size_t nw, 
  * (tests/search_check.cu checks them all).  Their numbers are those of
  * the benchmark and of results/; dev/ has the other variants. */
 #define KERNEL( np, k, minb, keys, s, x ) (const void*)search_kernel<np, k, minb, keys, s, x>
-#define VARIANT( id, keys, tag, k, minb, s ) \
-    { id, k, minb, keys, s, tag "K" #k "/" #minb, { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, 0 ), \
-                                                    KERNEL( CUDA_ME_NPART, k, minb, keys, s, 0 ) }, { NULL, NULL } }
-/* and, with a stride of at most TMA_BOX_MAX, the kernels that copy the
- * window as one tensor copy (BULK_S()) */
-#define VARIANT_X( id, keys, tag, k, minb, s ) \
-    { id, k, minb, keys, s, tag "K" #k "/" #minb, { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, 0 ), \
-                                                    KERNEL( CUDA_ME_NPART, k, minb, keys, s, 0 ) }, \
-                                                  { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, BULK ), \
-                                                    KERNEL( CUDA_ME_NPART, k, minb, keys, s, BULK ) } }
 static const cme_variant_t variants[] =
 {
-    VARIANT(    4, KEYS_FMA, "fma-", 8, 3, 0 ),                /* +-65 to +-120 */
+    VARIANT_S(  4, KEYS_FMA, "fma-", 8, 3, 0 ),                /* +-65 to +-120 */
     VARIANT_X( 14, KEYS_PAIR, "pair-s48-", 3, 4, 48 ),        /* +-4 to +-16 */
-    VARIANT(   17, KEYS_FMA, "fma-s272-", 8, 3, 272 ),        /* +-121 to +-128 */
+    VARIANT_S( 17, KEYS_FMA, "fma-s272-", 8, 3, 272 ),        /* +-121 to +-128 */
     VARIANT_X( 24, KEYS_CHAIN, "chain-s80-", 6, 5, 80 ),      /* +-17 to +-32 but K5_RANGES */
     VARIANT_X( 26, KEYS_CHAIN, "chain-s144-", 8, 3, 144 ),    /* +-33 to +-64 */
     VARIANT_X( 31, KEYS_CHAIN, "chain-s80-", 5, 5, 80 ),      /* K5_RANGES */

@@ -1004,6 +1004,19 @@ typedef struct cme_variant_t
     const void *fx[2];           /* the same with the window as a tensor copy (BULK_S()), or NULL */
 } cme_variant_t;
 
+/* A row of a variant table (me_cuda.cu's, dev/'s): its kernels for 9 and 41
+ * partitions, through the KERNEL( np, k, minb, keys, s, x ) of the file
+ * that expands it; VARIANT_X also those that copy the window as one tensor
+ * copy (BULK_S(): a stride of at most TMA_BOX_MAX). */
+#define VARIANT_S( id, keys, tag, k, minb, s ) \
+    { id, k, minb, keys, s, tag "K" #k "/" #minb, { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, 0 ), \
+                                                    KERNEL( CUDA_ME_NPART, k, minb, keys, s, 0 ) }, { NULL, NULL } }
+#define VARIANT_X( id, keys, tag, k, minb, s ) \
+    { id, k, minb, keys, s, tag "K" #k "/" #minb, { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, 0 ), \
+                                                    KERNEL( CUDA_ME_NPART, k, minb, keys, s, 0 ) }, \
+                                                  { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, BULK ), \
+                                                    KERNEL( CUDA_ME_NPART, k, minb, keys, s, BULK ) } }
+
 #define MAX_WSIZE (2*CUDA_ME_RANGE_MAX + 1)
 
 /* Runs per run group (K window rows) of a window wx wide. */

@@ -411,14 +411,6 @@ extern "C" cudaError_t cme_dev_trace( uint64_t *buf )
  * same numbers; here too with CME_TRACE, as traced copies).  Numbers are
  * stable: results/ refers to them; new variants take the next. */
 #define KERNEL( np, k, minb, keys, s, x ) (const void*)SEARCH_KERNEL<np, k, minb, keys, s, x>
-#define VARIANT_S( id, keys, tag, k, minb, s ) \
-    { id, k, minb, keys, s, tag "K" #k "/" #minb, { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, 0 ), \
-                                                    KERNEL( CUDA_ME_NPART, k, minb, keys, s, 0 ) }, { NULL, NULL } }
-#define VARIANT_X( id, keys, tag, k, minb, s ) \
-    { id, k, minb, keys, s, tag "K" #k "/" #minb, { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, 0 ), \
-                                                    KERNEL( CUDA_ME_NPART, k, minb, keys, s, 0 ) }, \
-                                                  { KERNEL( CUDA_ME_NPART_8x8, k, minb, keys, s, BULK ), \
-                                                    KERNEL( CUDA_ME_NPART, k, minb, keys, s, BULK ) } }
 #define VARIANT( id, keys, tag, k, minb ) VARIANT_S( id, keys, tag, k, minb, 0 )
 static const cme_variant_t own[] =
 {
