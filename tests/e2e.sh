@@ -34,6 +34,27 @@ check_exp() {
     X264="$XE" ENC_ENV="$env" check "$name" "$@"
 }
 [ -x "$XE" ] || { echo "no $XE: ./build.sh test builds it (./build.sh experiment)"; exit 1; }
+# street8: 8 frames of the 1080p test clip; loop1080 N: N frames of it
+# played forward and backward, a y4m on stdout (piped, x264 is not told
+# the count)
+street8() {
+    [ -s "$D/street_1080p_8.y4m" ] || ffmpeg -nostdin -loglevel error -y -i "$TOP/tests/data/VID_1920x1080_cabac_temporal_direct.264" \
+        -frames:v 8 -pix_fmt yuv420p "$D/street_1080p_8.y4m"
+}
+loop1080() {
+    street8 && python3 - "$D/street_1080p_8.y4m" "$1" <<'EOF_PY'
+import sys
+d = open(sys.argv[1], 'rb').read()
+i = d.index(b'\n') + 1
+tags = {t[:1]: t[1:] for t in d[:i].split()[1:]}
+size = len(b'FRAME\n') + int(tags[b'W']) * int(tags[b'H']) * 3 // 2
+frames = [d[i + k * size:i + (k + 1) * size] for k in range((len(d) - i) // size)]
+order = frames + frames[-2:0:-1]
+sys.stdout.buffer.write(d[:i])
+for k in range(int(sys.argv[2])):
+    sys.stdout.buffer.write(order[k % len(order)])
+EOF_PY
+}
 
 gpu_present=0
 if ENC_DUMP=0 enc "$X264" probe bus_qcif.y4m --frames 2 --gpu-me --gpu-me-backend cuda; then gpu_present=1; fi
@@ -173,6 +194,24 @@ if [ "$gpu_present" = 0 ]; then
     else
         fail "--gpu-me without GPU must exit 0"
     fi
+    # a frame count x264 is not told (FFmpeg, a pipe) follows the rule of
+    # a known one: 200 frames of 1080p (414 Mpixels) open the device, here
+    # at frame 193 instead of at once; without a device both say so once
+    # and encode as x264 alone, the same bytes
+    loop1080 200 | enc "$X264" pipe200 - --demuxer y4m --gpu-me --preset veryfast --threads 4
+    rc_unknown=$rc
+    loop1080 200 | enc "$X264" pipe200n - --demuxer y4m --frames 200 --gpu-me --preset veryfast --threads 4
+    if [ "$rc_unknown" = 0 ] && [ "$rc" = 0 ] &&
+       grep -q "info.*gpu-me: 1920x1080, frame count unknown: .* up to frame 193" "$W/pipe200.log" &&
+       [ "$(grep -c "warning.*gpu-me:.*x264's own motion search" "$W/pipe200.log")" = 1 ] &&
+       [ "$(grep -c "warning.*gpu-me:.*x264's own motion search" "$W/pipe200n.log")" = 1 ] &&
+       cmp -s "$W/pipe200.264" "$W/pipe200n.264"; then
+        pass "--gpu-me, 200 frames of 1080p piped: the device opens at frame 193, not at once; without it, one warning and the bytes of the known count"
+    else
+        fail "--gpu-me, 200 frames of 1080p piped, count unknown and known: expected one warning each and the same bytes"
+        grep -h gpu-me "$W/pipe200.log" "$W/pipe200n.log"
+    fi
+    if decoded pipe200; then pass "--gpu-me, 200 piped frames: $DECODE_NOTE"; else fail "--gpu-me, 200 piped frames: $DECODE_NOTE"; fi
     if enc "$X264" cuda foreman_cif.y4m --gpu-me --gpu-me-backend cuda; then
         fail "--gpu-me-backend cuda without GPU must fail"
     elif grep -q "error.*gpu-me:" "$W/cuda.log"; then
@@ -227,8 +266,7 @@ no_device() {
 }
 # a short encode (8 frames of 1080p: 17 of the 400 Mpixels that repay
 # CUDA's start-up)
-if [ -s "$D/street_1080p_8.y4m" ] || ffmpeg -nostdin -loglevel error -y -i "$TOP/tests/data/VID_1920x1080_cabac_temporal_direct.264" \
-       -frames:v 8 -pix_fmt yuv420p "$D/street_1080p_8.y4m"; then
+if street8; then
     no_device short1080 street_1080p_8.y4m "8 frames of 1080p" \
         "1920x1080, 8 frames: too few frames to repay the GPU's start-up; x264's own motion search with range 64 and --mvrange-thread auto" \
         --threads 16
@@ -239,6 +277,15 @@ if [ -s "$D/street_1080p_8.y4m" ] || ffmpeg -nostdin -loglevel error -y -i "$TOP
     fi
 else
     fail "cannot decode 8 frames of the 1080p test clip"
+fi
+# the same 8 frames piped, their count unknown: the device would open at
+# frame 193; it never does, and the bytes are those of the known count
+loop1080 8 | enc "$X264" pipe8 - --demuxer y4m --gpu-me --gpu-me-stats --threads 16
+if [ "$rc" = 0 ] && grep -q "info.*gpu-me: 1920x1080, frame count unknown: x264's own motion search up to frame 193" "$W/pipe8.log" &&
+   ! grep -q "warning" "$W/pipe8.log" && [ "$(kv "$W/pipe8.log" device)" = 0 ] && cmp -s "$W/pipe8.264" "$W/short1080.264"; then
+    pass "--gpu-me on 8 piped frames of 1080p, count unknown: no device, the bytes of the known count: $(grep 'gpu-me: 1920' "$W/pipe8.log" | sed 's/.*gpu-me: //')"
+else
+    fail "--gpu-me on 8 piped frames of 1080p: expected no device and the bytes of the known count"; grep gpu-me "$W/pipe8.log"
 fi
 if enc "$X264" stats foreman_cif.y4m --gpu-me-stats --threads 2 && [ "$(kvn "$W/stats.log" searches)" -gt 0 ] &&
    [ "$(kv "$W/stats.log" device)" = 0 ]; then
