@@ -142,7 +142,19 @@ else
     fail "options: mvrange-thread=auto"; grep -i 'error\|mvrange' "$W/mvrt.log" | head -3
 fi
 
-# 7. a bad value
+# 7. plain gpu-me=1 on a short 1080p encode: FFmpeg does not tell x264
+# the frame count, so the device's open waits for 400 Mpixels (frame 193)
+# and 8 frames never open it, as the CLI's known count decides
+if "$FF" -nostdin -hide_banner -y -i "$TOP/tests/data/VID_1920x1080_cabac_temporal_direct.264" -frames:v "$N" -an \
+        -c:v libx264 -x264-params gpu-me=1:gpu-me-stats=1 "$W/short1080.mp4" > "$W/short1080.log" 2>&1 &&
+   grep -q "gpu-me: 1920x1080, frame count unknown: x264's own motion search up to frame 193" "$W/short1080.log" &&
+   grep -q "gpu-me-stats: device=0" "$W/short1080.log" && ! grep -q "warning.*gpu-me\|gpu-me.*failed" "$W/short1080.log"; then
+    pass "gpu-me=1, $N frames of 1080p: the device does not open (count unknown, the open waits for frame 193)"
+else
+    fail "gpu-me=1, $N frames of 1080p: expected no open and the frame-count line"; grep 'gpu-me' "$W/short1080.log" | head -5
+fi
+
+# 8. a bad value
 enc bad_opts -x264opts gpu-me=1:gpu-me-backend=bogus; rc_opts=$?
 enc bad_params -x264-params gpu-me=1:gpu-me-backend=bogus
 if [ "$rc_opts" != 0 ] && grep -q "bad value for 'gpu-me-backend': 'bogus'" "$W/bad_opts.log" &&
