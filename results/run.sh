@@ -463,7 +463,7 @@ tp_batch() {   # NXT CONFIG BATCH FIRST: encodes FIRST .. FIRST+N-1 at once
     t1=$(date +%s.%N)
     kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
     echo "$nt,$c,$b,$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'),$(awk -F', *' \
-        'NF >= 2 { u += $1; if ($2 > m) m = $2; n++ } END { printf "%.1f,%d", n ? u / n : 0, m }' "$W/tp_smi.txt")" >> "$OUT/throughput_batches.csv"
+        'NF >= 2 { u += $1; if ($2 > m) m = $2; n++ } END { if (n) printf "%.1f,%d", u / n, m; else printf "," }' "$W/tp_smi.txt")" >> "$OUT/throughput_batches.csv"
 }
 throughput() {
     TP_NT="${TP_NT:-16x1 4x4 8x2 2x8 1x16}"; TP_CONFIGS="${TP_CONFIGS:-stock stock_mvt64 gpu}"

@@ -833,7 +833,9 @@ def throughput(outdir):
                 v = [x for x in v if x is not None]
                 return median(v)
             frames = sum(num(r.get('frames')) or 0 for r in rs) or 1
-            per = lambda key: div(sum(num(r.get(key)) or 0 for r in rs), frames)
+            def per(key):   # None where no encode reports the key (stock)
+                v = [num(r.get(key)) for r in rs if num(r.get(key)) is not None]
+                return div(sum(v), frames) if v else None
             rows.append({'nt': nt, 'config': c, 'encodes': len(rs), 'fps': agg[c],
                          'vs_stock': div(agg[c], agg.get('stock')), 'vs_mvt64': div(agg[c], agg.get('stock_mvt64')),
                          'bd_vs_stock': bd_vs('stock'), 'bd_vs_mvt64': bd_vs('stock_mvt64'),
@@ -841,23 +843,28 @@ def throughput(outdir):
                          'gpu_mib': median([num(r['gpu_mib']) for r in rs if num(r.get('gpu_mib'))]),
                          'cpu_ms_frame': mul(per('cpu_s'), 1000), 'me_int_ms_frame': per('me_int_ms'),
                          'me_sub_ms_frame': per('me_sub_ms'),
-                         'wait_ms_frame': per('gpu_wait_ms')})
+                         'wait_ms_frame': per('gpu_wait_ms'),
+                         # the share of the encodes' thread time spent waiting for the GPU
+                         'wait_share': div(per('gpu_wait_ms'), div(1000 * sum((num(r.get('wall_s')) or 0) *
+                                                                              (num(r.get('threads')) or 1) for r in rs), frames))})
     fields = ['nt', 'config', 'encodes', 'fps', 'vs_stock', 'vs_mvt64', 'bd_vs_stock', 'bd_vs_mvt64', 'gpu_util_pct',
-              'gpu_mib', 'cpu_ms_frame', 'me_int_ms_frame', 'me_sub_ms_frame', 'wait_ms_frame']
+              'gpu_mib', 'cpu_ms_frame', 'me_int_ms_frame', 'me_sub_ms_frame', 'wait_ms_frame', 'wait_share']
     write_csv(os.path.join(outdir, 'throughput.csv'), rows, fields)
     md = ['## A full host: N encodes x T threads at once\n',
           'Aggregate frames/s = frames of all encodes / the batches\' wall clock; BD-rate (PSNR-Y) over the QPs, '
           'median over clips; GPU: mean utilisation during the batches (nvidia-smi), memory per encode '
           '(--gpu-me-stats); CPU ms per frame: user + system of all threads; x264\'s integer and sub-pel search '
-          'and the waits for GPU results, summed over threads, per frame.\n',
-          '| N x T | config | encodes | frames/s | vs stock | vs mvt64 | BD vs stock | BD vs mvt64 | GPU busy | GPU MiB/encode | CPU ms/frame | int. ME ms/frame | sub-pel ms/frame | GPU wait ms/frame |',
-          '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+          'and the waits for GPU results, summed over threads, per frame; waiting: those waits over the encodes\' '
+          'thread time (wall clock x threads).\n',
+          '| N x T | config | encodes | frames/s | vs stock | vs mvt64 | BD vs stock | BD vs mvt64 | GPU busy | GPU MiB/encode | CPU ms/frame | int. ME ms/frame | sub-pel ms/frame | GPU wait ms/frame | waiting |',
+          '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
     for r in rows:
-        md.append('| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+        md.append('| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
             r['nt'], cname(r['config']), r['encodes'], fmt(r['fps']), ratio(r['vs_stock']), ratio(r['vs_mvt64']),
             pct(r['bd_vs_stock']), pct(r['bd_vs_mvt64']),
             '-' if r['gpu_util_pct'] is None else '%.0f%%' % r['gpu_util_pct'], fmt(r['gpu_mib']),
-            fmt(r['cpu_ms_frame']), fmt(r['me_int_ms_frame']), fmt(r['me_sub_ms_frame']), fmt(r['wait_ms_frame'])))
+            fmt(r['cpu_ms_frame']), fmt(r['me_int_ms_frame']), fmt(r['me_sub_ms_frame']), fmt(r['wait_ms_frame']),
+            '-' if r['wait_share'] is None else '%.1f%%' % (100 * r['wait_share'])))
     if runs:
         md.append('\n- Machine: GPU %s (driver %s), CPU %s; commit %s.' % tuple(runs[0].get(k) or '-' for k in META))
     with open(os.path.join(outdir, 'throughput.md'), 'w') as f:
