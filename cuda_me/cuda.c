@@ -55,11 +55,13 @@
 
 #define CME_STREAMS 2
 #define CME_STAGES  3
-/* The events x264's threads wait on (a job's results, a staging buffer):
- * the waiting thread sleeps instead of spinning.  By default CUDA spins
- * when a process has fewer contexts than cores, and with 16 frame threads
- * on 16 cores a spinning waiter takes a core that another frame's thread
- * could use.  A job's wait is milliseconds long; the wake-up latency is
+/* The events x264's threads wait on (a job's results, a staging buffer,
+ * the lookahead's searches): the waiting thread sleeps instead of
+ * spinning.  By default CUDA spins when a process has fewer contexts than
+ * cores, and with 16 frame threads on 16 cores a spinning waiter takes a
+ * core that another frame's thread could use (or, with one thread per
+ * encode, the lookahead of one encode spins on a core another encode
+ * needs).  A job's wait is milliseconds long; the wake-up latency is
  * microseconds. */
 #define CME_WAIT_EVENT cudaEventBlockingSync
 #define CME_MAX_GPUS 64           /* GPUs CUDA_ME_DEVICE_AUTO looks at */
@@ -1242,7 +1244,7 @@ static int cu_lowres_queue( cuda_me_t *h, const cme_lowres_param_t *p, const cud
         return ret;
     const int64_t t = ++g->lr_ticket;
     cudaEvent_t *ev = &g->lr_ev[t % LR_EVENTS];
-    if( (!*ev && (ret = CME_CUDA( NOFAULT, cudaEventCreateWithFlags( ev, cudaEventDisableTiming ) )) < 0) ||
+    if( (!*ev && (ret = CME_CUDA( NOFAULT, cudaEventCreateWithFlags( ev, cudaEventDisableTiming | CME_WAIT_EVENT ) )) < 0) ||
         (ret = CME_CUDA( NOFAULT, cudaEventRecord( *ev, st ) )) < 0 )
         return ret;
     *ticket = t;
