@@ -441,8 +441,9 @@ plots() {
 # nvidia-smi samples the GPU's utilisation and memory during each batch;
 # each encode's --gpu-me-stats gives its CPU time by stage.
 tp_batch() {   # NXT CONFIG BATCH FIRST: encodes FIRST .. FIRST+N-1 at once
-    local nt="$1" c="$2" b="$3" first="$4" n t i k clips nc res q pids=() smi t0 t1
+    local nt="$1" c="$2" b="$3" first="$4" n t i k clips nc res q pids=() smi t0 t1 cn
     n="${nt%x*}"; t="${nt#*x}"
+    cn="$(echo "$c" | tr '@/.=%' '_____')"   # for file names
     clips=($TP_CLIPS); nc=${#clips[@]}
     t2_parse "$c"
     nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader,nounits -lms 200 \
@@ -451,12 +452,12 @@ tp_batch() {   # NXT CONFIG BATCH FIRST: encodes FIRST .. FIRST+N-1 at once
     for i in $(seq 0 $((n - 1))); do
         k=$((first + i)); res="${clips[$((k % nc))]}"
         q="$(echo $T2_QPS | cut -d' ' -f$(( (k / nc) % $(echo $T2_QPS | wc -w) + 1 )))"
-        (x264_run "tp_${nt}_${c}_${b}_$i" "$T2P_BIN" "$DC/$(clip_name "$res").y4m" --preset "$TP_PRESET" --qp "$q" \
+        (x264_run "tp_${nt}_${cn}_${b}_$i" "$T2P_BIN" "$DC/$(clip_name "$res").y4m" --preset "$TP_PRESET" --qp "$q" \
              --threads "$t" --frames "$(frames_of "$TP_FRAMES" "$res")" --psnr \
              $([ "$T2P_BIN" = "$STOCK" ] || echo --gpu-me-stats) $(cfg_args "$T2P_CFG") $T2P_EXTRA
          echo "$nt,$n,$t,$c,$b,$(clip_name "$res"),$q,$(x264_log_stats "$R_LOG" frames),$R_RC,$R_WALL,$R_CPU,$(stats "$R_LOG"),$(me_stats "$R_LOG"),$(kv "$R_LOG" device_mib_peak),$(
              kv "$R_LOG" frames_P),$(kv "$R_LOG" frame_ms_P),$(kv "$R_LOG" frames_B),$(kv "$R_LOG" frame_ms_B),$META,\"$R_CMD\"" \
-             > "$W/tprows/${nt}_${c}_${b}_$i.csv") &
+             > "$W/tprows/${nt}_${cn}_${b}_$i.csv") &
         pids+=($!)
     done
     wait "${pids[@]}"
@@ -528,6 +529,8 @@ corpus() {
     echo "table1: preset medium, QP 27, ranges $T1_RANGES, threads $T1_THREADS, frames $T1_FRAMES"
     echo "table2: clips $T2_CLIPS ($T2_FRAMES frames), presets $T2_PRESETS, threads $T2_THREADS, QPs $T2_QPS"
     echo "        (speed at $T2_SPEED_QP, $T2_REPEATS repeats), configurations $T2_CONFIGS"
+    echo "throughput: N x T ${TP_NT:-16x1 4x4 8x2 2x8 1x16}, preset ${TP_PRESET:-medium}, clips ${TP_CLIPS:-1080p}"
+    echo "        (${TP_FRAMES:-1080p:216} frames), configurations ${TP_CONFIGS:-stock stock_mvt64 gpu}"
 } | tee -a "$OUT/machine.txt"
 case " $SECTIONS " in
     *" table1 "*|*" table2 "*|*" startup "*) [ -x "$X264" ] || { echo "no x264 at $X264 (./build.sh device)"; exit 1; } ;;
