@@ -23,8 +23,10 @@
 # 1080p at 25 fps is 259 Mpixels), which is a result in itself: run
 # GPU_ARGS=--gpu-me once to see it (the summary lists such chunks).
 #
-# Tested here only in its QUICK form (C backend, CIF, a few frames):
+# Tested in its QUICK form (C backend, CIF, a few frames), and with the
+# stock configurations on a 1,080-frame 1080p clip (chunked/README.md):
 #   QUICK=1 chunked/bench.sh /tmp/bench
+#   CLIP=long.y4m CONFIGS="single_stock chunked_stock" MANY=2 WORKERS=2 chunked/bench.sh /tmp/bench
 # UNTESTED on a GPU host: the CUDA encodes, the timings, the clip making
 # (needs numpy and cv2, as results/run.sh), and Dask installed from carried
 # wheels (the GPU host reaches no package registry): here,
