@@ -112,6 +112,8 @@ T2_THREADS="${T2_THREADS:-$MANY}"
 T2_QPS="${T2_QPS:-22 27 32 37}"
 T2_SPEED_QP="${T2_SPEED_QP:-27}"
 T2_CONFIGS="${T2_CONFIGS:-stock stock_mvt64 auto gpu}"
+TP_NT="${TP_NT:-16x1 4x4 8x2 2x8 1x16}"; TP_CONFIGS="${TP_CONFIGS:-stock stock_mvt64 gpu}"
+TP_CLIPS="${TP_CLIPS:-1080p}"; TP_PRESET="${TP_PRESET:-medium}"; TP_FRAMES="${TP_FRAMES:-1080p:216}"
 
 # the clips: resolution -> name, source in tests/data, how it is made; any
 # other name is a corpus clip, CORPUS_DIR/NAME.mp4 (corpus)
@@ -146,6 +148,7 @@ cfg_args() {
         *) echo "results/run.sh: unknown configuration $1" >&2; return 2 ;;
     esac
 }
+cfg_file() { echo "$1" | tr '@/.=%' '_____'; }   # a configuration in file names
 # CONFIG[%ARG...][@FILE] into T2P_CFG, T2P_EXTRA (x264 options), T2P_BIN
 t2_parse() {
     local c="$1"
@@ -363,7 +366,7 @@ t2_one() {   # KIND REPEAT RES PRESET THREADS CONFIG QP: one encode, one row in 
     f=$(frames_of "$T2_FRAMES" "$res")
     in="$DC/$(clip_name "$res").y4m"
     t2_parse "$c"
-    name="t2_${res}_${p}_${t}t_$(echo "$c" | tr '@/.=%' '_____')_q${q}_${kind}${rep}"
+    name="t2_${res}_${p}_${t}t_$(cfg_file "$c")_q${q}_${kind}${rep}"
     # shellcheck disable=SC2046,SC2086
     x264_run "$name" "$T2P_BIN" "$in" --preset "$p" --qp "$q" --threads "$t" --frames "$f" --psnr --ssim \
         $([ "$T2P_BIN" = "$STOCK" ] || echo --gpu-me-stats) $(cfg_args "$T2P_CFG") $T2P_EXTRA
@@ -443,7 +446,7 @@ plots() {
 tp_batch() {   # NXT CONFIG BATCH FIRST: encodes FIRST .. FIRST+N-1 at once
     local nt="$1" c="$2" b="$3" first="$4" n t i k clips nc res q pids=() smi t0 t1 cn
     n="${nt%x*}"; t="${nt#*x}"
-    cn="$(echo "$c" | tr '@/.=%' '_____')"   # for file names
+    cn="$(cfg_file "$c")"
     clips=($TP_CLIPS); nc=${#clips[@]}
     t2_parse "$c"
     nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader,nounits -lms 200 \
@@ -467,8 +470,6 @@ tp_batch() {   # NXT CONFIG BATCH FIRST: encodes FIRST .. FIRST+N-1 at once
         'NF >= 2 { u += $1; if ($2 > m) m = $2; n++ } END { if (n) printf "%.1f,%d", u / n, m; else printf "," }' "$W/tp_smi.txt")" >> "$OUT/throughput_batches.csv"
 }
 throughput() {
-    TP_NT="${TP_NT:-16x1 4x4 8x2 2x8 1x16}"; TP_CONFIGS="${TP_CONFIGS:-stock stock_mvt64 gpu}"
-    TP_CLIPS="${TP_CLIPS:-1080p}"; TP_PRESET="${TP_PRESET:-medium}"; TP_FRAMES="${TP_FRAMES:-1080p:216}"
     local nt c n t b nb nc res
     sec_begin throughput "${TP_BUDGET:-$(( DEADLINE - $(now) ))}"
     for res in $TP_CLIPS; do clip "$res" "$(frames_of "$TP_FRAMES" "$res")" > /dev/null || return 1; done
@@ -529,8 +530,8 @@ corpus() {
     echo "table1: preset medium, QP 27, ranges $T1_RANGES, threads $T1_THREADS, frames $T1_FRAMES"
     echo "table2: clips $T2_CLIPS ($T2_FRAMES frames), presets $T2_PRESETS, threads $T2_THREADS, QPs $T2_QPS"
     echo "        (speed at $T2_SPEED_QP, $T2_REPEATS repeats), configurations $T2_CONFIGS"
-    echo "throughput: N x T ${TP_NT:-16x1 4x4 8x2 2x8 1x16}, preset ${TP_PRESET:-medium}, clips ${TP_CLIPS:-1080p}"
-    echo "        (${TP_FRAMES:-1080p:216} frames), configurations ${TP_CONFIGS:-stock stock_mvt64 gpu}"
+    echo "throughput: N x T $TP_NT, preset $TP_PRESET, clips $TP_CLIPS ($TP_FRAMES frames),"
+    echo "        configurations $TP_CONFIGS"
 } | tee -a "$OUT/machine.txt"
 case " $SECTIONS " in
     *" table1 "*|*" table2 "*|*" startup "*) [ -x "$X264" ] || { echo "no x264 at $X264 (./build.sh device)"; exit 1; } ;;

@@ -833,9 +833,11 @@ def throughput(outdir):
                 v = [x for x in v if x is not None]
                 return median(v)
             frames = sum(num(r.get('frames')) or 0 for r in rs) or 1
-            def per(key):   # None where no encode reports the key (stock)
+            def total(key):   # None where no encode reports the key (stock)
                 v = [num(r.get(key)) for r in rs if num(r.get(key)) is not None]
-                return div(sum(v), frames) if v else None
+                return sum(v) if v else None
+            per = lambda key: div(total(key), frames)
+            thread_ms = 1000 * sum((num(r.get('wall_s')) or 0) * (num(r.get('threads')) or 1) for r in rs)
             rows.append({'nt': nt, 'config': c, 'encodes': len(rs), 'fps': agg[c],
                          'vs_stock': div(agg[c], agg.get('stock')), 'vs_mvt64': div(agg[c], agg.get('stock_mvt64')),
                          'bd_vs_stock': bd_vs('stock'), 'bd_vs_mvt64': bd_vs('stock_mvt64'),
@@ -844,9 +846,7 @@ def throughput(outdir):
                          'cpu_ms_frame': mul(per('cpu_s'), 1000), 'me_int_ms_frame': per('me_int_ms'),
                          'me_sub_ms_frame': per('me_sub_ms'),
                          'wait_ms_frame': per('gpu_wait_ms'),
-                         # the share of the encodes' thread time spent waiting for the GPU
-                         'wait_share': div(per('gpu_wait_ms'), div(1000 * sum((num(r.get('wall_s')) or 0) *
-                                                                              (num(r.get('threads')) or 1) for r in rs), frames))})
+                         'wait_share': div(total('gpu_wait_ms'), thread_ms)})
     fields = ['nt', 'config', 'encodes', 'fps', 'vs_stock', 'vs_mvt64', 'bd_vs_stock', 'bd_vs_mvt64', 'gpu_util_pct',
               'gpu_mib', 'cpu_ms_frame', 'me_int_ms_frame', 'me_sub_ms_frame', 'wait_ms_frame', 'wait_share']
     write_csv(os.path.join(outdir, 'throughput.csv'), rows, fields)
