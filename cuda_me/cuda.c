@@ -514,6 +514,14 @@ static int cu_init( cuda_me_t *h )
     if( (ret = CME_CUDA( NOFAULT, cudaSetDevice( g->i_device ) )) < 0 ||
         (ret = CME_CUDA( NOFAULT, cudaGetDeviceProperties( &prop, g->i_device ) )) < 0 )
         goto fail;
+    /* Every wait the runtime makes for this process sleeps, not only the
+     * events' (CME_WAIT_EVENT): a copy from x264's pageable lowres planes
+     * first waits for its stream, and by default that wait spins.  With
+     * 16 one-thread encodes sharing a GPU each such wait took a core from
+     * another encode.  Only how a thread waits changes, never a result;
+     * a failure (a context made elsewhere with other flags) is harmless. */
+    cudaSetDeviceFlags( cudaDeviceScheduleBlockingSync );
+    cudaGetLastError();
     const double t_context = cme_time_ms();
     int driver = 0, runtime = 0;
     cudaDriverGetVersion( &driver );
