@@ -50,6 +50,11 @@
 #   T2_CLIPS [1080p]  T2_PRESETS [medium slower]  T2_THREADS [MANY]
 #   T2_FRAMES "RES:N ..." [1080p:216]  T2_QPS [22 27 32 37]  T2_SPEED_QP [27]
 #   T2_REPEATS [3]  T2_CONFIGS [stock stock_mvt64 auto gpu]
+#   TP_NT [16x1 4x4 8x2 2x8 1x16]  TP_CONFIGS [stock stock_mvt64 gpu]
+#   TP_CLIPS [1080p]  TP_FRAMES [1080p:216]  TP_PRESET [medium]
+#   TP_MPS      1: the throughput section starts a CUDA MPS daemon of its
+#               own (pipe and log in WORK) and stops it at the end, so that
+#               the encodes' kernels share the GPU at once [0]
 #   Configurations: stock, stock_mvtN (stock --mvrange-thread N), auto
 #   (patched --mvrange-thread auto, no GPU), gpu (patched --gpu-me), gpu_rN
 #   (--gpu-me --gpu-me-range N: the GPU forced on); CONFIG%--opt=value adds
@@ -114,6 +119,7 @@ T2_SPEED_QP="${T2_SPEED_QP:-27}"
 T2_CONFIGS="${T2_CONFIGS:-stock stock_mvt64 auto gpu}"
 TP_NT="${TP_NT:-16x1 4x4 8x2 2x8 1x16}"; TP_CONFIGS="${TP_CONFIGS:-stock stock_mvt64 gpu}"
 TP_CLIPS="${TP_CLIPS:-1080p}"; TP_PRESET="${TP_PRESET:-medium}"; TP_FRAMES="${TP_FRAMES:-1080p:216}"
+TP_MPS="${TP_MPS:-0}"
 
 # the clips: resolution -> name, source in tests/data, how it is made; any
 # other name is a corpus clip, CORPUS_DIR/NAME.mp4 (corpus)
@@ -469,10 +475,27 @@ tp_batch() {   # NXT CONFIG BATCH FIRST: encodes FIRST .. FIRST+N-1 at once
     echo "$nt,$c,$b,$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'),$(awk -F', *' \
         'NF >= 2 { u += $1; if ($2 > m) m = $2; n++ } END { if (n) printf "%.1f,%d", u / n, m; else printf "," }' "$W/tp_smi.txt")" >> "$OUT/throughput_batches.csv"
 }
+# TP_MPS=1: an MPS daemon of this run's own (its pipe and log in WORK, so
+# that it meets no other daemon); without one the processes' kernels take
+# turns on the GPU.  Stopped by mps_stop, also when the run is interrupted.
+mps_start() {
+    export CUDA_MPS_PIPE_DIRECTORY="$W/mps" CUDA_MPS_LOG_DIRECTORY="$W/mps-log"
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+    command -v nvidia-cuda-mps-control > /dev/null 2>&1 || { echo "TP_MPS=1: no nvidia-cuda-mps-control here"; return 1; }
+    nvidia-cuda-mps-control -d || { echo "TP_MPS=1: the MPS daemon did not start"; return 1; }
+    trap mps_stop EXIT
+    echo "CUDA MPS daemon started (pipe $(rel "$CUDA_MPS_PIPE_DIRECTORY"))"
+}
+mps_stop() {
+    echo quit | nvidia-cuda-mps-control 2>/dev/null
+    trap - EXIT
+    unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+}
 throughput() {
     local nt c n t b nb nc res
     sec_begin throughput "${TP_BUDGET:-$(( DEADLINE - $(now) ))}"
     for res in $TP_CLIPS; do clip "$res" "$(frames_of "$TP_FRAMES" "$res")" > /dev/null || return 1; done
+    if [ "$TP_MPS" = 1 ]; then mps_start || return 1; fi
     rm -rf "$W/tprows"; mkdir -p "$W/tprows"
     [ -s "$OUT/throughput_batches.csv" ] || echo "nt,config,batch,wall_s,gpu_util_pct,gpu_mem_mib_max" > "$OUT/throughput_batches.csv"
     nc=$(echo $TP_CLIPS | wc -w)
@@ -491,6 +514,7 @@ throughput() {
     echo "nt,n,threads,config,batch,clip,qp,frames,rc,wall_s,cpu_s,$STATS_HDR,$ME_HDR,gpu_mib,frames_P,frame_ms_P,frames_B,frame_ms_B,$META_HDR,command" \
         > "$OUT/throughput_runs.csv"
     cat "$W/tprows"/*.csv >> "$OUT/throughput_runs.csv" 2>/dev/null
+    if [ "$TP_MPS" = 1 ]; then mps_stop; fi
     "$PY" "$TOP/results/tables.py" throughput "$OUT" && cat "$OUT/throughput.md"
     sec_end
 }
@@ -531,7 +555,7 @@ corpus() {
     echo "table2: clips $T2_CLIPS ($T2_FRAMES frames), presets $T2_PRESETS, threads $T2_THREADS, QPs $T2_QPS"
     echo "        (speed at $T2_SPEED_QP, $T2_REPEATS repeats), configurations $T2_CONFIGS"
     echo "throughput: N x T $TP_NT, preset $TP_PRESET, clips $TP_CLIPS ($TP_FRAMES frames),"
-    echo "        configurations $TP_CONFIGS"
+    echo "        configurations $TP_CONFIGS; CUDA MPS: $([ "$TP_MPS" = 1 ] && echo on || echo off)"
 } | tee -a "$OUT/machine.txt"
 case " $SECTIONS " in
     *" table1 "*|*" table2 "*|*" startup "*) [ -x "$X264" ] || { echo "no x264 at $X264 (./build.sh device)"; exit 1; } ;;

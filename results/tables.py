@@ -867,6 +867,15 @@ def throughput(outdir):
             '-' if r['wait_share'] is None else '%.1f%%' % (100 * r['wait_share'])))
     if runs:
         md.append('\n- Machine: GPU %s (driver %s), CPU %s; commit %s.' % tuple(runs[0].get(k) or '-' for k in META))
+    mps = None   # results/run.sh records TP_MPS in machine.txt; the last run's counts
+    if os.path.exists(os.path.join(outdir, 'machine.txt')):
+        with open(os.path.join(outdir, 'machine.txt')) as f:
+            for line in f:
+                if 'CUDA MPS: ' in line:
+                    mps = line.rsplit('CUDA MPS: ', 1)[1].strip()
+    if mps:
+        md.append('- CUDA MPS: %s.' % ('on (results/run.sh TP_MPS=1: the encodes\' kernels share the GPU at once)'
+                                          if mps == 'on' else mps))
     with open(os.path.join(outdir, 'throughput.md'), 'w') as f:
         f.write('\n'.join(md) + '\n')
 
