@@ -20,8 +20,10 @@
 #   fatbin     tests/fatbin.sh: kernels for every configured GPU architecture
 #   device     tests/device_auto.sh: --gpu-me-device auto|N
 #   chunked    tests/chunked.sh: chunked encodes on a local Dask cluster (venv in build/)
+#   results    tests/results.sh: results/current's tables from its CSVs, and
+#              results/run.sh's dry run (QUICK=1)
 #
-# tests/run.sh [patches|unit|checkasm|e2e|reconfig|reliability|ffmpeg|abi|fatbin|device|chunked]...   (default: all)
+# tests/run.sh [patches|unit|checkasm|e2e|reconfig|reliability|ffmpeg|abi|fatbin|device|chunked|results]...   (default: all)
 
 set -u
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -68,7 +70,7 @@ reliability() {
     "$TOP/tests/reliability.sh"
 }
 
-what="${*:-patches unit fatbin checkasm e2e device reconfig reliability ffmpeg abi chunked}"
+what="${*:-patches unit fatbin checkasm e2e device reconfig reliability ffmpeg abi chunked results}"
 run "decode test clips" decode_clips ffdec || true
 for w in $what; do
     case "$w" in
@@ -81,6 +83,7 @@ for w in $what; do
         device)   run "--gpu-me-device auto" "$TOP/tests/device_auto.sh" ;;
         checkasm) run "x264 checkasm" checkasm ;;
         chunked)  run "chunked encoding on Dask" "$TOP/tests/chunked.sh" ;;
+        results)  run "the measuring tools" "$TOP/tests/results.sh" ;;
         e2e)      run "end-to-end encodes" e2e ;;
         reliability) run "reliability" reliability ;;
         *)        echo "unknown test set $w"; exit 2 ;;
