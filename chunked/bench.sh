@@ -11,7 +11,10 @@
 #                   chunks at once of THREADS threads each, patched x264
 #                   $GPU_ARGS, fixed cuts (the clip has no scene cuts to find)
 #   chunked_stock_L the same with stock x264
-# Results: OUTDIR/rd.csv (config, qp, kb/s, PSNR-Y, wall clock, frames, fps)
+# Results: OUTDIR/rd.csv (config, qp, kb/s, PSNR-Y, wall clock, frames, fps,
+# the encodes' wall clock without the driver's planning and joining, and
+# CUDA's start-up and exit that the encodes waited for: x264's open_wait_ms
+# + close_ms, summed over the chunks)
 # and OUTDIR/table.md: per configuration the aggregate fps at SPEED_QP
 # (frames over the wall clock, planning and joining included) and BD-rate
 # against single_gpu and against single_stock over the QPs: the BD-rate cost
@@ -23,15 +26,18 @@
 # 1080p at 25 fps is 259 Mpixels), which is a result in itself: run
 # GPU_ARGS=--gpu-me once to see it (the summary lists such chunks).
 #
-# Tested in its QUICK form (C backend, CIF, a few frames), and with the
-# stock configurations on a 1,080-frame 1080p clip (chunked/README.md):
+# Tested in its QUICK form (C backend, CIF, a few frames; tests/chunked.sh),
+# with the stock configurations on a 1,080-frame 1080p clip, and on a GPU
+# host at QP 27 with a given CLIP (chunked/README.md):
 #   QUICK=1 chunked/bench.sh /tmp/bench
 #   CLIP=long.y4m CONFIGS="single_stock chunked_stock" MANY=2 WORKERS=2 chunked/bench.sh /tmp/bench
-# UNTESTED on a GPU host: the CUDA encodes, the timings, the clip making
-# (needs numpy and cv2, as results/run.sh), and Dask installed from carried
-# wheels (the GPU host reaches no package registry): here,
-#   build/chunked-venv/bin/pip download -d build/chunked-wheels -r chunked/requirements.txt
+# On the GPU host Dask comes from carried wheels (it reaches no package
+# registry; wheels for its python, 3.12 on the H100 hosts): here,
+#   build/chunked-venv/bin/pip download -d build/chunked-wheels --only-binary=:all: \
+#       --python-version 3.12 -r chunked/requirements.txt
 # then carry build/chunked-wheels and set WHEELS=build/chunked-wheels there.
+# UNTESTED there: making the clip without CLIP (numpy and cv2, as
+# results/run.sh).
 #
 # Environment (defaults in brackets): X264 [build/device/x264/x264], STOCK
 # [build/device/x264-stock/x264], CLIP [made: street 1080p played forward and
@@ -91,19 +97,23 @@ if [ -z "${CLIP:-}" ]; then
 fi
 [ -s "$CLIP" ] || die "no clip $CLIP"
 
-echo "config,qp,kbps,psnr_y,wall_s,frames,fps" > "$OUT/rd.csv"
-row() { echo "$1,$2,$3,$4,$5,$6,$(awk -v f="$6" -v w="$5" 'BEGIN { printf "%.2f", (w > 0 ? f / w : 0) }')" >> "$OUT/rd.csv"; }
+echo "config,qp,kbps,psnr_y,wall_s,frames,fps,encode_s,startup_s" > "$OUT/rd.csv"
+row() {   # CONFIG QP KBPS PSNR WALL FRAMES ENCODE_S STARTUP_S
+    echo "$1,$2,$3,$4,$5,$6,$(awk -v f="$6" -v w="$5" 'BEGIN { printf "%.2f", (w > 0 ? f / w : 0) }'),$7,$8" >> "$OUT/rd.csv"
+}
 
 single() {   # NAME BIN QP ARGS...
-    local name="$1" bin="$2" qp="$3" t0 t1 stats
+    local name="$1" bin="$2" qp="$3" t0 t1 stats wall
     shift 3
     t0=$(date +%s.%N)
     "$bin" --preset "$PRESET" --qp "$qp" --threads "$MANY" --psnr --no-progress "$@" \
         -o "$OUT/${name}_$qp.264" "$CLIP" > "$OUT/${name}_$qp.log" 2>&1 || { echo "  $name qp $qp failed"; return; }
     t1=$(date +%s.%N)
     stats=$(x264_log_stats "$OUT/${name}_$qp.log" frames kbps psnr_y)
-    row "$name" "$qp" "$(cut -d, -f2 <<< "$stats")" "$(cut -d, -f3 <<< "$stats")" \
-        "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$(cut -d, -f1 <<< "$stats")"
+    wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
+    row "$name" "$qp" "$(cut -d, -f2 <<< "$stats")" "$(cut -d, -f3 <<< "$stats")" "$wall" "$(cut -d, -f1 <<< "$stats")" \
+        "$wall" "$(awk -v o="$(kvn "$OUT/${name}_$qp.log" open_wait_ms)" -v c="$(kvn "$OUT/${name}_$qp.log" close_ms)" \
+                   'BEGIN { printf "%.3f", (o + c) / 1000 }')"
 }
 
 chunked() {   # NAME BIN LENGTH QP ARGS...
@@ -116,8 +126,10 @@ chunked() {   # NAME BIN LENGTH QP ARGS...
         --chunk "$len" --cuts fixed --no-progress --workdir "$work" -o "$OUT/${name}_$qp.264" "$CLIP" \
         -- --psnr "$@" > "$OUT/${name}_$qp.log" 2>&1 || { echo "  $name qp $qp failed"; tail -3 "$OUT/${name}_$qp.log"; return; }
     s="$work/summary.json"
-    # shellcheck disable=SC2046  # four numbers, four arguments
-    row "$name" "$qp" $("$PY" -c "import json,sys; s=json.load(open(sys.argv[1])); print(s['kbps'], s['psnr_y'], s['wall_s'], s['frames'])" "$s")
+    # shellcheck disable=SC2046  # six numbers, six arguments
+    row "$name" "$qp" $("$PY" -c "import json,sys; s=json.load(open(sys.argv[1])); w=s['workers'].values()
+print(s['kbps'], s['psnr_y'], s['wall_s'], s['frames'], s['encode_wall_s'],
+      '%.3f' % (sum(x['open_wait_ms'] + x['close_ms'] for x in w) / 1000))" "$s")
 }
 
 for qp in $QPS; do
@@ -145,11 +157,13 @@ def bd(anchor, c):
     if anchor not in rd or len(rd[anchor]) < 4 or len(rd[c]) < 4:
         return "-"
     return "%+.2f%%" % bdrate(sorted(rd[anchor]), sorted(rd[c]))
-print("| configuration | fps at QP %s | wall clock (s) | BD-rate vs single_gpu | BD-rate vs single_stock |" % sys.argv[2])
-print("|---|---|---|---|---|")
+print("| configuration | fps at QP %s | wall clock (s) | encoding (s) | CUDA start-up and exit waited (s, all chunks) "
+      "| BD-rate vs single_gpu | BD-rate vs single_stock |" % sys.argv[2])
+print("|---|---|---|---|---|---|---|")
 for c in configs:
     speed = [r for r in rows if r["config"] == c and r["qp"] == sys.argv[2]]
-    fps, wall = (speed[0]["fps"], speed[0]["wall_s"]) if speed else ("-", "-")
-    print("| %s | %s | %s | %s | %s |" % (c, fps, wall, bd("single_gpu", c), bd("single_stock", c)))
+    fps, wall, enc, up = ((speed[0]["fps"], speed[0]["wall_s"], speed[0]["encode_s"], speed[0]["startup_s"]) if speed
+                          else ("-", "-", "-", "-"))
+    print("| %s | %s | %s | %s | %s | %s | %s |" % (c, fps, wall, enc, up, bd("single_gpu", c), bd("single_stock", c)))
 EOF
 cat "$OUT/table.md"

@@ -239,4 +239,16 @@ else
     fail "mpeg4 input: exit $rc, starts $starts (keyframes every 12 expected), or a bad stream"; tail -3 "$W/keys.log"
 fi
 
+# chunked/bench.sh in its QUICK form (C backend, CIF, 60 frames): every
+# configuration's row, BD-rates against both anchors, the encoding time
+QUICK=1 PY="$PY" MANY=2 "$TOP/chunked/bench.sh" "$W/bench" > "$W/bench.log" 2>&1
+brc=$?
+rows=$(grep -cE "^\| (single|chunked)_(gpu|stock)[_0-9]* \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [+-][0-9.]+% \| [+-][0-9.]+% \|$" \
+       "$W/bench/table.md" 2>/dev/null)
+if [ "$brc" = 0 ] && [ "$rows" = 6 ]; then
+    pass "chunked/bench.sh QUICK=1: 6 configurations with fps, encoding time, start-up and BD-rates"
+else
+    fail "chunked/bench.sh QUICK=1: exit $brc, $rows of 6 complete rows"; tail -12 "$W/bench.log"
+fi
+
 summary chunked
