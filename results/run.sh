@@ -479,10 +479,14 @@ tp_batch() {   # NXT CONFIG BATCH FIRST: encodes FIRST .. FIRST+N-1 at once
 # that it meets no other daemon); without one the processes' kernels take
 # turns on the GPU.  Stopped by mps_stop, also when the run is interrupted.
 mps_start() {
+    command -v nvidia-cuda-mps-control > /dev/null 2>&1 || { echo "TP_MPS=1: no nvidia-cuda-mps-control here"; return 1; }
     export CUDA_MPS_PIPE_DIRECTORY="$W/mps" CUDA_MPS_LOG_DIRECTORY="$W/mps-log"
     mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-    command -v nvidia-cuda-mps-control > /dev/null 2>&1 || { echo "TP_MPS=1: no nvidia-cuda-mps-control here"; return 1; }
-    nvidia-cuda-mps-control -d || { echo "TP_MPS=1: the MPS daemon did not start"; return 1; }
+    nvidia-cuda-mps-control -d || {
+        echo "TP_MPS=1: the MPS daemon did not start"
+        unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+        return 1
+    }
     trap mps_stop EXIT
     echo "CUDA MPS daemon started (pipe $(rel "$CUDA_MPS_PIPE_DIRECTORY"))"
 }
