@@ -75,6 +75,7 @@ typedef struct cme_cmd_t
 
 #define LR_SLOTS 24     /* lowres frames kept on the device */
 #define LR_EVENTS 64
+#define LR_STAGES 12    /* pinned staging buffers of the lowres planes' copies */
 
 typedef struct cme_cuda_t
 {
@@ -92,7 +93,18 @@ typedef struct cme_cuda_t
     int16_t (*lr_mvs)[2];
     int *lr_costs;
     uint16_t *lr_cost;
+    const uint16_t *lr_cost_src;  /* the x264 table lr_cost holds (x264's tables stay put), or NULL */
+    size_t lr_cost_n, lr_cost_held; /* its length, and lr_cost_bytes then (a new buffer: more) */
     int *lr_sync;
+    /* A copy from pageable memory first waits for its stream, which would
+     * hold the lookahead until every earlier search has run: the planes go
+     * through pinned staging instead, each buffer free again once its
+     * event has passed. */
+    uint8_t *lr_stage[LR_STAGES];
+    cudaEvent_t lr_stage_ev[LR_STAGES];
+    int lr_stage_used[LR_STAGES];
+    size_t lr_stage_bytes;        /* of each buffer */
+    int lr_stage_next;
     size_t lr_planes_bytes, lr_mvs_bytes, lr_costs_bytes, lr_cost_bytes, lr_sync_bytes;
     cudaEvent_t t0;               /* recorded at init: the origin of spans */
     pthread_mutex_t busy_lock;    /* busy (taken before h->lock) */
@@ -708,6 +720,13 @@ static void cu_uninit( cuda_me_t *h )
         cudaStreamSynchronize( g->lr_stream );
         cudaStreamDestroy( g->lr_stream );
     }
+    for( int i = 0; i < LR_STAGES; i++ )
+    {
+        if( g->lr_stage[i] )
+            cudaFreeHost( g->lr_stage[i] );
+        if( g->lr_stage_ev[i] )
+            cudaEventDestroy( g->lr_stage_ev[i] );
+    }
     cudaFree( g->lr_planes );
     cudaFree( g->lr_mvs );
     cudaFree( g->lr_costs );
@@ -1109,6 +1128,50 @@ static int lr_grow( cuda_me_t *h, void **p, size_t *have, size_t need )
     return device_account( h, (int64_t)need );
 }
 
+/* A plane of w x hgt bytes (pitch i_src) up to dst (pitch i_dst) on the
+ * lowres stream, through the next staging buffer: waits only if that
+ * buffer's previous copy has not run yet. */
+static int lr_up( cuda_me_t *h, uint8_t *dst, size_t i_dst, const uint8_t *src, intptr_t i_src, int w, int hgt )
+{
+    cme_cuda_t *g = h->gpu;
+    const size_t bytes = (size_t)w * hgt;
+    const int s = g->lr_stage_next;
+    int ret;
+    g->lr_stage_next = (s + 1) % LR_STAGES;
+    if( g->lr_stage_used[s] && (ret = CME_CUDA( NOFAULT, cudaEventSynchronize( g->lr_stage_ev[s] ) )) < 0 )
+        return ret;
+    g->lr_stage_used[s] = 0;
+    if( bytes > g->lr_stage_bytes )
+    {
+        /* a larger frame: every buffer anew, each once its copy has run */
+        for( int i = 0; i < LR_STAGES; i++ )
+        {
+            if( g->lr_stage_used[i] && (ret = CME_CUDA( NOFAULT, cudaEventSynchronize( g->lr_stage_ev[i] ) )) < 0 )
+                return ret;
+            g->lr_stage_used[i] = 0;
+            cudaFreeHost( g->lr_stage[i] );
+            g->lr_stage[i] = NULL;
+        }
+        g->lr_stage_bytes = 0;
+        for( int i = 0; i < LR_STAGES; i++ )
+            if( (ret = CME_CUDA( CME_FAULT_ALLOC, cudaHostAlloc( (void**)&g->lr_stage[i], bytes, cudaHostAllocDefault ) )) < 0 )
+                return ret;
+        g->lr_stage_bytes = bytes;
+    }
+    if( !g->lr_stage_ev[s] &&
+        (ret = CME_CUDA( NOFAULT, cudaEventCreateWithFlags( &g->lr_stage_ev[s], cudaEventDisableTiming | CME_WAIT_EVENT ) )) < 0 )
+        return ret;
+    uint8_t *st = g->lr_stage[s];
+    for( int y = 0; y < hgt; y++ )
+        memcpy( st + (size_t)y * w, src + y * i_src, w );
+    if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpy2DAsync( dst, i_dst, st, w, w, hgt, cudaMemcpyHostToDevice,
+                                                            g->lr_stream ) )) < 0 ||
+        (ret = CME_CUDA( NOFAULT, cudaEventRecord( g->lr_stage_ev[s], g->lr_stream ) )) < 0 )
+        return ret;
+    g->lr_stage_used[s] = 1;
+    return 0;
+}
+
 /* The slot of frame id for lowres (the least recently used one not pinned
  * if it is not there, or if id is 0): -1 if every slot is pinned. */
 static int lr_slot( cme_cuda_t *g, int64_t id )
@@ -1195,9 +1258,18 @@ static int cu_lowres_queue( cuda_me_t *h, const cme_lowres_param_t *p, const cud
         return ret;
     }
     const cudaStream_t st = g->lr_stream;
-    if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( g->lr_cost, p->p_cost_mv - half, cost_n * sizeof(uint16_t),
-                                                          cudaMemcpyHostToDevice, st ) )) < 0 )
-        return ret;
+    /* x264's MV cost table of this QP: up once (pageable, so its copy
+     * waits for the stream; x264 keeps each QP's table in place) */
+    if( g->lr_cost_src != p->p_cost_mv - half || g->lr_cost_n != cost_n || g->lr_cost_held != g->lr_cost_bytes )
+    {
+        g->lr_cost_src = NULL;
+        if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( g->lr_cost, p->p_cost_mv - half, cost_n * sizeof(uint16_t),
+                                                              cudaMemcpyHostToDevice, st ) )) < 0 )
+            return ret;
+        g->lr_cost_src = p->p_cost_mv - half;
+        g->lr_cost_n = cost_n;
+        g->lr_cost_held = g->lr_cost_bytes;
+    }
     cme_lowres_launch_t l;
     memset( &l, 0, sizeof(l) );
     l.p = *p;
@@ -1225,17 +1297,15 @@ static int cu_lowres_queue( cuda_me_t *h, const cme_lowres_param_t *p, const cud
          * failure here the handle's error is sticky and no search follows */
         if( !g->lr_slot[kf].level )
         {
-            if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpy2DAsync( sf + pad_off, pw, j->fenc, j->i_fenc_stride, w, hgt,
-                                                                    cudaMemcpyHostToDevice, st ) )) < 0 )
+            if( (ret = lr_up( h, sf + pad_off, pw, j->fenc, j->i_fenc_stride, w, hgt )) < 0 )
                 return ret;
             g->lr_slot[kf].level = 1;
         }
         if( g->lr_slot[kr].level < 2 )
         {
             for( int i = 0; i < 4; i++ )
-                if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpy2DAsync( sr + i * plane_bytes, pw,
-                                                                        j->ref[i] - CME_LOWRES_PAD * j->i_stride - CME_LOWRES_PAD,
-                                                                        j->i_stride, pw, ph, cudaMemcpyHostToDevice, st ) )) < 0 )
+                if( (ret = lr_up( h, sr + i * plane_bytes, pw, j->ref[i] - CME_LOWRES_PAD * j->i_stride - CME_LOWRES_PAD,
+                                  j->i_stride, pw, ph )) < 0 )
                     return ret;
             g->lr_slot[kr].level = 2;
         }
