@@ -11,12 +11,15 @@
 #                   chunks at once of THREADS threads each, patched x264
 #                   $GPU_ARGS, fixed cuts (the clip has no scene cuts to find)
 #   chunked_stock_L the same with stock x264
-# Results: OUTDIR/rd.csv (config, qp, kb/s, PSNR-Y, wall clock, frames, fps,
+# then REPEATS - 1 more times at SPEED_QP, the configurations interleaved,
+# for the speed (each repeat's streams must equal the first's, byte for byte).
+# Results: OUTDIR/rd.csv (config, qp, repeat, kb/s, PSNR-Y, wall clock, frames, fps,
 # the encodes' wall clock without the driver's planning and joining, and
 # CUDA's start-up and exit that the encodes waited for: x264's open_wait_ms
 # + close_ms, summed over the chunks)
 # and OUTDIR/table.md: per configuration the aggregate fps at SPEED_QP
-# (frames over the wall clock, planning and joining included) and BD-rate
+# (frames over the wall clock, planning and joining included; medians over
+# the repeats, as the other times) and BD-rate
 # against single_gpu and against single_stock over the QPs: the BD-rate cost
 # of chunking is chunked_gpu_L against single_gpu, and chunked_stock_L
 # against single_stock.
@@ -42,7 +45,7 @@
 # Environment (defaults in brackets): X264 [build/device/x264/x264], STOCK
 # [build/device/x264-stock/x264], CLIP [made: street 1080p played forward and
 # backward, FRAMES frames], FRAMES [1080], PRESET [medium], QPS [22 27 32
-# 37], SPEED_QP [27], LENGTHS [2s 5s 10s], WORKERS [4], THREADS [MANY /
+# 37], SPEED_QP [27], REPEATS [3; QUICK 2], LENGTHS [2s 5s 10s], WORKERS [4], THREADS [MANY /
 # WORKERS], MANY [nproc], CONFIGS [single_gpu single_stock chunked_gpu
 # chunked_stock], GPU_ARGS, PY [build/chunked-venv/bin/python], WHEELS.
 
@@ -52,7 +55,7 @@ OUT="$(mkdir -p "${1:-$TOP/build/chunked-bench}" && cd "${1:-$TOP/build/chunked-
 if [ "${QUICK:-0}" = 1 ]; then
     X264="${X264:-$TOP/build/x264/x264}"; STOCK="${STOCK:-$TOP/build/x264-stock/x264}"
     FRAMES="${FRAMES:-60}"; LENGTHS="${LENGTHS:-20 30}"; PRESET="${PRESET:-veryfast}"
-    WORKERS="${WORKERS:-2}"; THREADS="${THREADS:-1}"
+    WORKERS="${WORKERS:-2}"; THREADS="${THREADS:-1}"; REPEATS="${REPEATS:-2}"
     GPU_ARGS="${GPU_ARGS:---gpu-me --gpu-me-backend c --gpu-me-range 8}"
 else
     X264="${X264:-$TOP/build/device/x264/x264}"; STOCK="${STOCK:-$TOP/build/device/x264-stock/x264}"
@@ -64,6 +67,7 @@ WORKERS="${WORKERS:-4}"
 THREADS="${THREADS:-$(( MANY / WORKERS > 0 ? MANY / WORKERS : 1 ))}"
 QPS="${QPS:-22 27 32 37}"
 SPEED_QP="${SPEED_QP:-27}"
+REPEATS="${REPEATS:-3}"
 CONFIGS="${CONFIGS:-single_gpu single_stock chunked_gpu chunked_stock}"
 PY="${PY:-$TOP/build/chunked-venv/bin/python}"
 export PYTHONPATH="$TOP"
@@ -97,34 +101,41 @@ if [ -z "${CLIP:-}" ]; then
 fi
 [ -s "$CLIP" ] || die "no clip $CLIP"
 
-echo "config,qp,kbps,psnr_y,wall_s,frames,fps,encode_s,startup_s" > "$OUT/rd.csv"
+echo "config,qp,repeat,kbps,psnr_y,wall_s,frames,fps,encode_s,startup_s" > "$OUT/rd.csv"
+R=1   # the repeat under way; its files are NAME_QP (1) or NAME_QP_rR
 row() {   # CONFIG QP KBPS PSNR WALL FRAMES ENCODE_S STARTUP_S
-    echo "$1,$2,$3,$4,$5,$6,$(awk -v f="$6" -v w="$5" 'BEGIN { printf "%.2f", (w > 0 ? f / w : 0) }'),$7,$8" >> "$OUT/rd.csv"
+    echo "$1,$2,$R,$3,$4,$5,$6,$(awk -v f="$6" -v w="$5" 'BEGIN { printf "%.2f", (w > 0 ? f / w : 0) }'),$7,$8" >> "$OUT/rd.csv"
+    # a repeat writes the first run's bytes, or the bench says so
+    if [ "$R" -gt 1 ] && ! cmp -s "$OUT/$1_$2.264" "$OUT/$1_$2_r$R.264"; then
+        echo "  $1 qp $2: repeat $R wrote other bytes than the first run"; echo "$1,$2,$R" >> "$OUT/differ.csv"
+    fi
 }
 
 single() {   # NAME BIN QP ARGS...
-    local name="$1" bin="$2" qp="$3" t0 t1 stats wall
+    local name="$1" bin="$2" qp="$3" t0 t1 stats wall f
     shift 3
+    f="$OUT/${name}_$qp$([ "$R" = 1 ] || echo "_r$R")"
     t0=$(date +%s.%N)
     "$bin" --preset "$PRESET" --qp "$qp" --threads "$MANY" --psnr --no-progress "$@" \
-        -o "$OUT/${name}_$qp.264" "$CLIP" > "$OUT/${name}_$qp.log" 2>&1 || { echo "  $name qp $qp failed"; return; }
+        -o "$f.264" "$CLIP" > "$f.log" 2>&1 || { echo "  $name qp $qp failed"; return; }
     t1=$(date +%s.%N)
-    stats=$(x264_log_stats "$OUT/${name}_$qp.log" frames kbps psnr_y)
+    stats=$(x264_log_stats "$f.log" frames kbps psnr_y)
     wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
     row "$name" "$qp" "$(cut -d, -f2 <<< "$stats")" "$(cut -d, -f3 <<< "$stats")" "$wall" "$(cut -d, -f1 <<< "$stats")" \
-        "$wall" "$(awk -v o="$(kvn "$OUT/${name}_$qp.log" open_wait_ms)" -v c="$(kvn "$OUT/${name}_$qp.log" close_ms)" \
+        "$wall" "$(awk -v o="$(kvn "$f.log" open_wait_ms)" -v c="$(kvn "$f.log" close_ms)" \
                    'BEGIN { printf "%.3f", (o + c) / 1000 }')"
 }
 
 chunked() {   # NAME BIN LENGTH QP ARGS...
-    local name="$1" bin="$2" len="$3" qp="$4" work s
+    local name="$1" bin="$2" len="$3" qp="$4" work s f
     shift 4
-    work="$OUT/work/${name}_$qp"
+    f="$OUT/${name}_$qp$([ "$R" = 1 ] || echo "_r$R")"
+    work="$OUT/work/${f##*/}"
     rm -rf "$work"   # a fresh run each time: reused chunks would flatter the wall clock
     # shellcheck disable=SC2086
     "$PY" -m chunked --x264 "$bin" --workers "$WORKERS" --threads "$THREADS" --preset "$PRESET" --qp "$qp" \
-        --chunk "$len" --cuts fixed --no-progress --workdir "$work" -o "$OUT/${name}_$qp.264" "$CLIP" \
-        -- --psnr "$@" > "$OUT/${name}_$qp.log" 2>&1 || { echo "  $name qp $qp failed"; tail -3 "$OUT/${name}_$qp.log"; return; }
+        --chunk "$len" --cuts fixed --no-progress --workdir "$work" -o "$f.264" "$CLIP" \
+        -- --psnr "$@" > "$f.log" 2>&1 || { echo "  $name qp $qp failed"; tail -3 "$f.log"; return; }
     s="$work/summary.json"
     # shellcheck disable=SC2046  # six numbers, six arguments
     row "$name" "$qp" $("$PY" -c "import json,sys; s=json.load(open(sys.argv[1])); w=s['workers'].values()
@@ -132,27 +143,36 @@ print(s['kbps'], s['psnr_y'], s['wall_s'], s['frames'], s['encode_wall_s'],
       '%.3f' % (sum(x['open_wait_ms'] + x['close_ms'] for x in w) / 1000))" "$s")
 }
 
+run() {   # CONFIG QP
+    local c="$1" qp="$2" l
+    echo "--- $c, qp $qp$([ "$R" = 1 ] || echo ", repeat $R")"
+    # shellcheck disable=SC2086  # GPU_ARGS splits into options
+    case "$c" in
+        single_gpu)    single single_gpu "$X264" "$qp" $GPU_ARGS --gpu-me-stats ;;
+        single_stock)  single single_stock "$STOCK" "$qp" ;;
+        chunked_gpu)   for l in $LENGTHS; do chunked "chunked_gpu_$l" "$X264" "$l" "$qp" $GPU_ARGS; done ;;
+        chunked_stock) for l in $LENGTHS; do chunked "chunked_stock_$l" "$STOCK" "$l" "$qp"; done ;;
+        *) die "unknown configuration $c" ;;
+    esac
+}
+rm -f "$OUT/differ.csv"
 for qp in $QPS; do
-    for c in $CONFIGS; do
-        echo "--- $c, qp $qp"
-        # shellcheck disable=SC2086  # GPU_ARGS splits into options
-        case "$c" in
-            single_gpu)    single single_gpu "$X264" "$qp" $GPU_ARGS --gpu-me-stats ;;
-            single_stock)  single single_stock "$STOCK" "$qp" ;;
-            chunked_gpu)   for l in $LENGTHS; do chunked "chunked_gpu_$l" "$X264" "$l" "$qp" $GPU_ARGS; done ;;
-            chunked_stock) for l in $LENGTHS; do chunked "chunked_stock_$l" "$STOCK" "$l" "$qp"; done ;;
-            *) die "unknown configuration $c" ;;
-        esac
-    done
+    for c in $CONFIGS; do run "$c" "$qp"; done
+done
+case " $QPS " in *" $SPEED_QP "*) ;; *) [ "$REPEATS" -le 1 ] || die "SPEED_QP $SPEED_QP is not among QPS ($QPS)" ;; esac
+for R in $(seq 2 "$REPEATS"); do
+    for c in $CONFIGS; do run "$c" "$SPEED_QP"; done
 done
 
 "$PY" - "$OUT/rd.csv" "$SPEED_QP" "$TOP/results" > "$OUT/table.md" <<'EOF'
 import csv, sys
 sys.path.insert(0, sys.argv[3])
 from bdrate import bdrate
+import statistics
 rows = list(csv.DictReader(open(sys.argv[1])))
 configs = list(dict.fromkeys(r["config"] for r in rows))
-rd = {c: [(float(r["kbps"]), float(r["psnr_y"])) for r in rows if r["config"] == c] for c in configs}
+rd = {c: [(float(r["kbps"]), float(r["psnr_y"])) for r in rows if r["config"] == c and r["repeat"] == "1"] for c in configs}
+reps = max(int(r["repeat"]) for r in rows) if rows else 1
 def bd(anchor, c):
     if anchor not in rd or len(rd[anchor]) < 4 or len(rd[c]) < 4:
         return "-"
@@ -160,10 +180,14 @@ def bd(anchor, c):
 print("| configuration | fps at QP %s | wall clock (s) | encoding (s) | CUDA start-up and exit waited (s, all chunks) "
       "| BD-rate vs single_gpu | BD-rate vs single_stock |" % sys.argv[2])
 print("|---|---|---|---|---|---|---|")
+def med(speed, k):
+    return "%.2f" % statistics.median(float(r[k]) for r in speed) if speed else "-"
 for c in configs:
     speed = [r for r in rows if r["config"] == c and r["qp"] == sys.argv[2]]
-    fps, wall, enc, up = ((speed[0]["fps"], speed[0]["wall_s"], speed[0]["encode_s"], speed[0]["startup_s"]) if speed
-                          else ("-", "-", "-", "-"))
-    print("| %s | %s | %s | %s | %s | %s | %s |" % (c, fps, wall, enc, up, bd("single_gpu", c), bd("single_stock", c)))
+    print("| %s | %s | %s | %s | %s | %s | %s |" % (c, med(speed, "fps"), med(speed, "wall_s"), med(speed, "encode_s"),
+                                                     med(speed, "startup_s"), bd("single_gpu", c), bd("single_stock", c)))
+if reps > 1:
+    print("\nTimes: medians of %d runs at QP %s, the configurations interleaved." % (reps, sys.argv[2]))
 EOF
 cat "$OUT/table.md"
+[ ! -s "$OUT/differ.csv" ] || die "$(wc -l < "$OUT/differ.csv") repeat(s) wrote other bytes than the first run: $OUT/differ.csv"

@@ -239,8 +239,9 @@ else
     fail "mpeg4 input: exit $rc, starts $starts (keyframes every 12 expected), or a bad stream"; tail -3 "$W/keys.log"
 fi
 
-# chunked/bench.sh in its QUICK form (C backend, CIF, 60 frames): every
-# configuration's row, BD-rates against both anchors, the encoding time
+# chunked/bench.sh in its QUICK form (C backend, CIF, 60 frames, two runs
+# at QP 27): every configuration's row, BD-rates against both anchors, the
+# encoding time
 QUICK=1 PY="$PY" MANY=2 "$TOP/chunked/bench.sh" "$W/bench" > "$W/bench.log" 2>&1
 brc=$?
 rows=$(grep -cE "^\| (single|chunked)_(gpu|stock)[_0-9]* \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [+-][0-9.]+% \| [+-][0-9.]+% \|$" \
@@ -249,6 +250,19 @@ if [ "$brc" = 0 ] && [ "$rows" = 6 ]; then
     pass "chunked/bench.sh QUICK=1: 6 configurations with fps, encoding time, start-up and BD-rates"
 else
     fail "chunked/bench.sh QUICK=1: exit $brc, $rows of 6 complete rows"; tail -12 "$W/bench.log"
+fi
+
+# a repeat that writes other bytes than the first run fails the bench: a
+# stock x264 whose B-frames change with every call
+printf '#!/bin/sh\nn=$(cat "$0.n" 2>/dev/null || echo 0); echo $((n + 1)) > "$0.n"\nexec "%s" --bframes "$n" "$@"\n' \
+    "$STOCK" > "$W/x264-drift" && chmod +x "$W/x264-drift" && rm -f "$W/x264-drift.n"
+QUICK=1 PY="$PY" MANY=2 CONFIGS=single_stock STOCK="$W/x264-drift" "$TOP/chunked/bench.sh" "$W/bench-drift" \
+    > "$W/bench-drift.log" 2>&1
+brc=$?
+if [ "$brc" != 0 ] && grep -q "repeat(s) wrote other bytes than the first run" "$W/bench-drift.log"; then
+    pass "chunked/bench.sh: a repeat that writes other bytes fails the bench, saying so"
+else
+    fail "chunked/bench.sh with a drifting x264: exit $brc"; tail -5 "$W/bench-drift.log"
 fi
 
 summary chunked
