@@ -51,10 +51,13 @@
 #   T2_FRAMES "RES:N ..." [1080p:216]  T2_QPS [22 27 32 37]  T2_SPEED_QP [27]
 #   T2_REPEATS [3]  T2_CONFIGS [stock stock_mvt64 auto gpu]
 #   TP_NT [16x1 4x4 8x2 2x8 1x16]  TP_CONFIGS [stock stock_mvt64 gpu]
-#   TP_CLIPS [1080p]  TP_FRAMES [1080p:216]  TP_PRESET [medium]
+#   TP_CLIPS [1080p]  TP_FRAMES [1080p:216]  TP_PRESETS [medium]
 #   TP_MPS      1: the throughput section starts a CUDA MPS daemon of its
 #               own (pipe and log in WORK) and stops it at the end, so that
 #               the encodes' kernels share the GPU at once [0]
+#   TP_APPEND   1: the throughput section adds its rows to OUTDIR's
+#               (one table from several invocations, e.g. one preset or
+#               N x T each; same binaries) instead of starting afresh [0]
 #   Configurations: stock, stock_mvtN (stock --mvrange-thread N), auto
 #   (patched --mvrange-thread auto, no GPU), gpu (patched --gpu-me), gpu_rN
 #   (--gpu-me --gpu-me-range N: the GPU forced on); CONFIG%--opt=value adds
@@ -118,8 +121,8 @@ T2_QPS="${T2_QPS:-22 27 32 37}"
 T2_SPEED_QP="${T2_SPEED_QP:-27}"
 T2_CONFIGS="${T2_CONFIGS:-stock stock_mvt64 auto gpu}"
 TP_NT="${TP_NT:-16x1 4x4 8x2 2x8 1x16}"; TP_CONFIGS="${TP_CONFIGS:-stock stock_mvt64 gpu}"
-TP_CLIPS="${TP_CLIPS:-1080p}"; TP_PRESET="${TP_PRESET:-medium}"; TP_FRAMES="${TP_FRAMES:-1080p:216}"
-TP_MPS="${TP_MPS:-0}"
+TP_CLIPS="${TP_CLIPS:-1080p}"; TP_PRESETS="${TP_PRESETS:-medium}"; TP_FRAMES="${TP_FRAMES:-1080p:216}"
+TP_MPS="${TP_MPS:-0}"; TP_APPEND="${TP_APPEND:-0}"
 
 # the clips: resolution -> name, source in tests/data, how it is made; any
 # other name is a corpus clip, CORPUS_DIR/NAME.mp4 (corpus)
@@ -442,15 +445,15 @@ plots() {
 
 # ------------------------------------------------------------ to be written
 # ------------------------------------------------------------ throughput
-# A full host: N encodes of T threads at once for each N x T of TP_NT, every
-# configuration of TP_CONFIGS (stock_mvt64 only where T > 1), the clips of
+# A full host: at each preset of TP_PRESETS, N encodes of T threads at once
+# for each N x T of TP_NT, every configuration of TP_CONFIGS (stock_mvt64 only where T > 1), the clips of
 # TP_CLIPS at the QPs of T2_QPS spread over the encodes: a batch of N at a
 # time, as many batches as cover every clip and QP (so BD-rate compares
 # like with like); aggregate frames/s = frames / the batches' wall clock.
 # nvidia-smi samples the GPU's utilisation and memory during each batch;
 # each encode's --gpu-me-stats gives its CPU time by stage.
-tp_batch() {   # NXT CONFIG BATCH FIRST: encodes FIRST .. FIRST+N-1 at once
-    local nt="$1" c="$2" b="$3" first="$4" n t i k clips nc res q pids=() smi t0 t1 cn
+tp_batch() {   # PRESET NXT CONFIG BATCH FIRST: encodes FIRST .. FIRST+N-1 at once
+    local pr="$1" nt="$2" c="$3" b="$4" first="$5" n t i k clips nc res q pids=() smi t0 t1 cn
     n="${nt%x*}"; t="${nt#*x}"
     cn="$(cfg_file "$c")"
     clips=($TP_CLIPS); nc=${#clips[@]}
@@ -461,19 +464,21 @@ tp_batch() {   # NXT CONFIG BATCH FIRST: encodes FIRST .. FIRST+N-1 at once
     for i in $(seq 0 $((n - 1))); do
         k=$((first + i)); res="${clips[$((k % nc))]}"
         q="$(echo $T2_QPS | cut -d' ' -f$(( (k / nc) % $(echo $T2_QPS | wc -w) + 1 )))"
-        (x264_run "tp_${nt}_${cn}_${b}_$i" "$T2P_BIN" "$DC/$(clip_name "$res").y4m" --preset "$TP_PRESET" --qp "$q" \
+        (x264_run "tp_${pr}_${nt}_${cn}_${b}_$i" "$T2P_BIN" "$DC/$(clip_name "$res").y4m" --preset "$pr" --qp "$q" \
              --threads "$t" --frames "$(frames_of "$TP_FRAMES" "$res")" --psnr \
              $([ "$T2P_BIN" = "$STOCK" ] || echo --gpu-me-stats) $(cfg_args "$T2P_CFG") $T2P_EXTRA
          echo "$nt,$n,$t,$c,$b,$(clip_name "$res"),$q,$(x264_log_stats "$R_LOG" frames),$R_RC,$R_WALL,$R_CPU,$(stats "$R_LOG"),$(me_stats "$R_LOG"),$(kv "$R_LOG" device_mib_peak),$(
-             kv "$R_LOG" frames_P),$(kv "$R_LOG" frame_ms_P),$(kv "$R_LOG" frames_B),$(kv "$R_LOG" frame_ms_B),$META,\"$R_CMD\"" \
-             > "$W/tprows/${nt}_${cn}_${b}_$i.csv") &
+             kv "$R_LOG" frames_P),$(kv "$R_LOG" frame_ms_P),$(kv "$R_LOG" frames_B),$(kv "$R_LOG" frame_ms_B),$(
+             kv "$R_LOG" main_wait_lookahead_ms),$(kv "$R_LOG" open_wait_ms),$META,\"$R_CMD\"" \
+             > "$W/tprows/${pr}_${nt}_${cn}_${b}_$i.csv") &
         pids+=($!)
     done
     wait "${pids[@]}"
     t1=$(date +%s.%N)
     kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
     echo "$nt,$c,$b,$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'),$(awk -F', *' \
-        'NF >= 2 { u += $1; if ($2 > m) m = $2; n++ } END { if (n) printf "%.1f,%d", u / n, m; else printf "," }' "$W/tp_smi.txt")" >> "$OUT/throughput_batches.csv"
+        'NF >= 2 { u += $1; if ($2 > m) m = $2; n++ } END { if (n) printf "%.1f,%d", u / n, m; else printf "," }' "$W/tp_smi.txt"),$pr" \
+        >> "$OUT/throughput_batches.csv"
 }
 # TP_MPS=1: an MPS daemon of this run's own (its pipe and log in WORK, so
 # that it meets no other daemon); without one the processes' kernels take
@@ -496,27 +501,37 @@ mps_stop() {
     unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 }
 throughput() {
-    local nt c n t b nb nc res
+    local pr nt c n t b nb nc res hdr
     sec_begin throughput "${TP_BUDGET:-$(( DEADLINE - $(now) ))}"
     for res in $TP_CLIPS; do clip "$res" "$(frames_of "$TP_FRAMES" "$res")" > /dev/null || return 1; done
     if [ "$TP_MPS" = 1 ]; then mps_start || return 1; fi
     rm -rf "$W/tprows"; mkdir -p "$W/tprows"
-    [ -s "$OUT/throughput_batches.csv" ] || echo "nt,config,batch,wall_s,gpu_util_pct,gpu_mem_mib_max" > "$OUT/throughput_batches.csv"
+    hdr="nt,n,threads,config,batch,clip,qp,frames,rc,wall_s,cpu_s,$STATS_HDR,$ME_HDR,gpu_mib,frames_P,frame_ms_P,frames_B,frame_ms_B"
+    hdr="$hdr,main_wait_lookahead_ms,open_wait_ms,$META_HDR,command"
+    if [ "$TP_APPEND" = 1 ] && [ -s "$OUT/throughput_runs.csv" ]; then
+        # rows of another layout would be read under the wrong names
+        [ "$(head -1 "$OUT/throughput_runs.csv")" = "$hdr" ] &&
+            [ "$(head -1 "$OUT/throughput_batches.csv" 2>/dev/null)" = "nt,config,batch,wall_s,gpu_util_pct,gpu_mem_mib_max,preset" ] ||
+            { echo "TP_APPEND=1: $(rel "$OUT")'s throughput CSVs have another layout; give another OUTDIR"; return 1; }
+    else
+        echo "$hdr" > "$OUT/throughput_runs.csv"
+        echo "nt,config,batch,wall_s,gpu_util_pct,gpu_mem_mib_max,preset" > "$OUT/throughput_batches.csv"
+    fi
     nc=$(echo $TP_CLIPS | wc -w)
     # the configurations interleaved within each N x T, in TP_NT's order
-    for nt in $TP_NT; do
-        n="${nt%x*}"; t="${nt#*x}"
-        nb=$(( (4 * nc + n - 1) / n ))
-        for b in $(seq 1 "$nb"); do
-            for c in $TP_CONFIGS; do
-                [ "$t" = 1 ] && [ "${c#stock_mvt}" != "$c" ] && continue
-                echo "== $nt, $c, batch $b of $nb ($(date +%T), $(left) s left)"
-                tp_batch "$nt" "$c" "$b" $(( (b - 1) * n ))
+    for pr in $TP_PRESETS; do
+        for nt in $TP_NT; do
+            n="${nt%x*}"; t="${nt#*x}"
+            nb=$(( (4 * nc + n - 1) / n ))
+            for b in $(seq 1 "$nb"); do
+                for c in $TP_CONFIGS; do
+                    [ "$t" = 1 ] && [ "${c#stock_mvt}" != "$c" ] && continue
+                    echo "== $pr, $nt, $c, batch $b of $nb ($(date +%T), $(left) s left)"
+                    tp_batch "$pr" "$nt" "$c" "$b" $(( (b - 1) * n ))
+                done
             done
         done
     done
-    echo "nt,n,threads,config,batch,clip,qp,frames,rc,wall_s,cpu_s,$STATS_HDR,$ME_HDR,gpu_mib,frames_P,frame_ms_P,frames_B,frame_ms_B,$META_HDR,command" \
-        > "$OUT/throughput_runs.csv"
     cat "$W/tprows"/*.csv >> "$OUT/throughput_runs.csv" 2>/dev/null
     if [ "$TP_MPS" = 1 ]; then mps_stop; fi
     "$PY" "$TOP/results/tables.py" throughput "$OUT" && cat "$OUT/throughput.md"
@@ -558,7 +573,7 @@ corpus() {
     echo "table1: preset medium, QP 27, ranges $T1_RANGES, threads $T1_THREADS, frames $T1_FRAMES"
     echo "table2: clips $T2_CLIPS ($T2_FRAMES frames), presets $T2_PRESETS, threads $T2_THREADS, QPs $T2_QPS"
     echo "        (speed at $T2_SPEED_QP, $T2_REPEATS repeats), configurations $T2_CONFIGS"
-    echo "throughput: N x T $TP_NT, preset $TP_PRESET, clips $TP_CLIPS ($TP_FRAMES frames),"
+    echo "throughput: N x T $TP_NT, presets $TP_PRESETS, clips $TP_CLIPS ($TP_FRAMES frames),"
     echo "        configurations $TP_CONFIGS; CUDA MPS: $([ "$TP_MPS" = 1 ] && echo on || echo off)"
 } | tee -a "$OUT/machine.txt"
 case " $SECTIONS " in

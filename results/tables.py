@@ -801,33 +801,45 @@ def throughput(outdir):
     the aggregate frames/s (frames over the batches' wall clock), against
     stock's and stock --mvrange-thread 64's; BD-rate (PSNR-Y) against them
     over the clips' QPs (median over clips); the GPU's mean utilisation and
-    memory; the CPU time per frame and its parts."""
+    memory; the CPU time per frame and its parts; the share of the encodes'
+    thread time spent waiting for the GPU, and for it, the lookahead and the
+    device's open together.  Per preset where the runs have several (each
+    run's preset is its command's; the batches name theirs, medium where
+    they do not)."""
     runs = [r for r in read_csv(os.path.join(outdir, 'throughput_runs.csv')) if r['rc'] == '0']
     batches = read_csv(os.path.join(outdir, 'throughput_batches.csv'))
+
+    def preset_of(r):
+        m = re.search(r'--preset (\S+)', r.get('command') or '')
+        return m.group(1) if m else 'medium'
     by = defaultdict(list)
     for r in runs:
-        by[(r['nt'], r['config'])].append(r)
+        by[(preset_of(r), r['nt'], r['config'])].append(r)
     wall = defaultdict(float)
     util = defaultdict(list)
     for b in batches:
-        wall[(b['nt'], b['config'])] += num(b['wall_s']) or 0
-        util[(b['nt'], b['config'])].append(num(b['gpu_util_pct']))
+        k = (b.get('preset') or 'medium', b['nt'], b['config'])
+        wall[k] += num(b['wall_s']) or 0
+        util[k].append(num(b['gpu_util_pct']))
     rows = []
-    nts = sorted({k[0] for k in by}, key=lambda nt: -int(nt.split('x')[0]))
-    for nt in nts:
+    presets = list(dict.fromkeys(k[0] for k in sorted(by, key=lambda k: PRESETS.index(k[0]) if k[0] in PRESETS else 99)))
+    many = len(presets) > 1
+    keys = [(pr, nt) for pr in presets
+            for nt in sorted({k[1] for k in by if k[0] == pr}, key=lambda nt: -int(nt.split('x')[0]))]
+    for pr, nt in keys:
         agg = {}
-        for (n2, c), rs in by.items():
-            if n2 == nt and wall[(nt, c)]:
-                agg[c] = sum(num(r['frames'] if r.get('frames') else 0) or 0 for r in rs) / wall[(nt, c)]
+        for (p2, n2, c), rs in by.items():
+            if (p2, n2) == (pr, nt) and wall[(pr, nt, c)]:
+                agg[c] = sum(num(r['frames'] if r.get('frames') else 0) or 0 for r in rs) / wall[(pr, nt, c)]
         for c in sorted(agg, key=lambda c: ORDER.index(c) if c in ORDER else 99):
-            rs = by[(nt, c)]
+            rs = by[(pr, nt, c)]
 
             def bd_vs(anchor):
                 if anchor not in agg:
                     return None
                 v = []
                 for clip in sorted({r['clip'] for r in rs}):
-                    a = [r for r in by[(nt, anchor)] if r['clip'] == clip]
+                    a = [r for r in by[(pr, nt, anchor)] if r['clip'] == clip]
                     t = [r for r in rs if r['clip'] == clip]
                     v.append(bd(a, t, 'psnr_y'))
                 v = [x for x in v if x is not None]
@@ -838,35 +850,42 @@ def throughput(outdir):
                 return sum(v) if v else None
             per = lambda key: div(total(key), frames)
             thread_ms = 1000 * sum((num(r.get('wall_s')) or 0) * (num(r.get('threads')) or 1) for r in rs)
-            rows.append({'nt': nt, 'config': c, 'encodes': len(rs), 'fps': agg[c],
+            waits = [total(k) for k in ('gpu_wait_ms', 'main_wait_lookahead_ms', 'open_wait_ms')]
+            rows.append({'preset': pr, 'nt': nt, 'config': c, 'encodes': len(rs), 'fps': agg[c],
                          'vs_stock': div(agg[c], agg.get('stock')), 'vs_mvt64': div(agg[c], agg.get('stock_mvt64')),
                          'bd_vs_stock': bd_vs('stock'), 'bd_vs_mvt64': bd_vs('stock_mvt64'),
-                         'gpu_util_pct': median([u for u in util[(nt, c)] if u is not None]),
+                         'gpu_util_pct': median([u for u in util[(pr, nt, c)] if u is not None]),
                          'gpu_mib': median([num(r['gpu_mib']) for r in rs if num(r.get('gpu_mib'))]),
                          'cpu_ms_frame': mul(per('cpu_s'), 1000), 'me_int_ms_frame': per('me_int_ms'),
                          'me_sub_ms_frame': per('me_sub_ms'),
                          'wait_ms_frame': per('gpu_wait_ms'),
-                         'wait_share': div(total('gpu_wait_ms'), thread_ms)})
-    fields = ['nt', 'config', 'encodes', 'fps', 'vs_stock', 'vs_mvt64', 'bd_vs_stock', 'bd_vs_mvt64', 'gpu_util_pct',
-              'gpu_mib', 'cpu_ms_frame', 'me_int_ms_frame', 'me_sub_ms_frame', 'wait_ms_frame', 'wait_share']
+                         'wait_share': div(total('gpu_wait_ms'), thread_ms),
+                         'all_wait_share': div(sum(waits), thread_ms) if None not in waits else None})
+    fields = ['preset', 'nt', 'config', 'encodes', 'fps', 'vs_stock', 'vs_mvt64', 'bd_vs_stock', 'bd_vs_mvt64', 'gpu_util_pct',
+              'gpu_mib', 'cpu_ms_frame', 'me_int_ms_frame', 'me_sub_ms_frame', 'wait_ms_frame', 'wait_share',
+              'all_wait_share']
     write_csv(os.path.join(outdir, 'throughput.csv'), rows, fields)
     md = ['## A full host: N encodes x T threads at once\n',
           'Aggregate frames/s = frames of all encodes / the batches\' wall clock; BD-rate (PSNR-Y) over the QPs, '
           'median over clips; GPU: mean utilisation during the batches (nvidia-smi), memory per encode '
           '(--gpu-me-stats); CPU ms per frame: user + system of all threads; x264\'s integer and sub-pel search '
           'and the waits for GPU results, summed over threads, per frame; waiting: those waits over the encodes\' '
-          'thread time (wall clock x threads).\n',
-          '| N x T | config | encodes | frames/s | vs stock | vs mvt64 | BD vs stock | BD vs mvt64 | GPU busy | GPU MiB/encode | CPU ms/frame | int. ME ms/frame | sub-pel ms/frame | GPU wait ms/frame | waiting |',
-          '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+          'thread time (wall clock x threads); all waits: with the main thread\'s waits for the lookahead and the '
+          'waits for the device\'s open (- where the runs did not record them).\n',
+          '| %sN x T | config | encodes | frames/s | vs stock | vs mvt64 | BD vs stock | BD vs mvt64 | GPU busy | GPU MiB/encode | CPU ms/frame | int. ME ms/frame | sub-pel ms/frame | GPU wait ms/frame | waiting | all waits |'
+          % ('preset | ' if many else ''),
+          '|%s---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|' % ('---|' if many else '')]
     for r in rows:
-        md.append('| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
-            r['nt'], cname(r['config']), r['encodes'], fmt(r['fps']), ratio(r['vs_stock']), ratio(r['vs_mvt64']),
+        md.append('| %s%s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            r['preset'] + ' | ' if many else '', r['nt'], cname(r['config']), r['encodes'], fmt(r['fps']), ratio(r['vs_stock']), ratio(r['vs_mvt64']),
             pct(r['bd_vs_stock']), pct(r['bd_vs_mvt64']),
             '-' if r['gpu_util_pct'] is None else '%.0f%%' % r['gpu_util_pct'], fmt(r['gpu_mib']),
             fmt(r['cpu_ms_frame']), fmt(r['me_int_ms_frame']), fmt(r['me_sub_ms_frame']), fmt(r['wait_ms_frame']),
-            '-' if r['wait_share'] is None else '%.1f%%' % (100 * r['wait_share'])))
+            '-' if r['wait_share'] is None else '%.1f%%' % (100 * r['wait_share']),
+            '-' if r['all_wait_share'] is None else '%.1f%%' % (100 * r['all_wait_share'])))
     if runs:
-        md.append('\n- Machine: GPU %s (driver %s), CPU %s; commit %s.' % tuple(runs[0].get(k) or '-' for k in META))
+        meta = meta_of(runs)
+        md.append('\n- Machine: GPU %s (driver %s), CPU %s; commit %s.' % tuple(meta[k] or '-' for k in META))
     mps = None   # results/run.sh records TP_MPS in machine.txt; the last run's counts
     if os.path.exists(os.path.join(outdir, 'machine.txt')):
         with open(os.path.join(outdir, 'machine.txt')) as f:

@@ -29,7 +29,7 @@ fi
 # a dry run of the sections
 q() {   # OUT SECTIONS...: results/run.sh QUICK=1 with a small throughput
     local out="$1"; shift
-    QUICK=1 WORK="$W/work" TP_NT=2x1 TP_CONFIGS="stock gpu" TP_CLIPS=CIF TP_FRAMES=CIF:10 \
+    QUICK=1 WORK="$W/work" TP_NT="${TP_NT:-2x1}" TP_CONFIGS="stock gpu" TP_CLIPS=CIF TP_FRAMES=CIF:10 \
         "$TOP/results/run.sh" "$out" "$@" > "$out.log" 2>&1
 }
 if q "$W/quick" startup table1 table2 throughput; then
@@ -60,4 +60,28 @@ elif TP_MPS=1 q "$W/mps" throughput; grep -q "TP_MPS=1: no nvidia-cuda-mps-contr
 else
     fail "results/run.sh TP_MPS=1 without MPS:"; tail -10 "$W/mps.log"
 fi
+# one table from two invocations: a second preset and N x T added with
+# TP_APPEND=1 (per-preset rows, every wait recorded); appending to CSVs of
+# another layout is refused
+if TP_PRESETS="veryfast medium" q "$W/app" throughput &&
+   TP_APPEND=1 TP_NT=1x2 TP_PRESETS=medium q "$W/app" throughput; then
+    if grep -Eq "^\| veryfast \| 2x1 \| --gpu-me \| 4 \| [0-9]" "$W/app/throughput.md" &&
+       grep -Eq "^\| medium \| 2x1 \| stock \| 4 \| [0-9]" "$W/app/throughput.md" &&
+       grep -Eq "^\| medium \| 1x2 \| --gpu-me \| 4 \| [0-9].* \| [0-9.]+% \| [0-9.]+% \|$" "$W/app/throughput.md" &&
+       [ "$(grep -c "^| \(veryfast\|medium\) |" "$W/app/throughput.md")" = 6 ]; then
+        pass "results/run.sh throughput: two presets, and TP_APPEND=1 adds an N x T to the same table"
+    else
+        fail "results/run.sh TP_PRESETS and TP_APPEND=1: rows missing:"; cat "$W/app/throughput.md"
+    fi
+else
+    fail "results/run.sh TP_PRESETS / TP_APPEND=1: exit $?"; tail -20 "$W/app.log"
+fi
+mkdir -p "$W/old" && echo "nt,config" > "$W/old/throughput_runs.csv"
+TP_APPEND=1 q "$W/old" throughput
+if grep -q "TP_APPEND=1: .* another layout" "$W/old.log" && [ ! -e "$W/old/throughput.md" ]; then
+    pass "results/run.sh TP_APPEND=1 onto CSVs of another layout: refused, saying so"
+else
+    fail "results/run.sh TP_APPEND=1 onto CSVs of another layout:"; tail -5 "$W/old.log"
+fi
+
 summary results
