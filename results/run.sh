@@ -200,7 +200,13 @@ SEC_END=$DEADLINE
 left() { echo $(( SEC_END - $(now) )); }
 sec_begin() {   # NAME BUDGET
     SEC="$1"; SEC_BUDGET="$2"; SEC_T0=$(now); SKIPPED=0
-    LOGS="$OUT/logs_$SEC"; rm -rf "$LOGS" "$OUT/logs_$SEC.tgz"; mkdir -p "$LOGS"
+    LOGS="$OUT/logs_$SEC"; rm -rf "$LOGS"
+    if [ "$SEC" = throughput ] && [ "$TP_APPEND" = 1 ] && [ -s "$OUT/logs_$SEC.tgz" ]; then
+        tar xzf "$OUT/logs_$SEC.tgz" -C "$OUT"   # the earlier rows' logs stay beside them
+    else
+        rm -f "$OUT/logs_$SEC.tgz"
+    fi
+    mkdir -p "$LOGS"
     SEC_END=$(( SEC_T0 + SEC_BUDGET < DEADLINE ? SEC_T0 + SEC_BUDGET : DEADLINE ))
     echo
     echo "##### $SEC: budget $SEC_BUDGET s, $(left) s usable ($(date +%T), $((SEC_T0 - T_START)) s into the run)"

@@ -68,8 +68,9 @@ if TP_PRESETS="veryfast medium" q "$W/app" throughput &&
     if grep -Eq "^\| veryfast \| 2x1 \| --gpu-me \| 4 \| [0-9]" "$W/app/throughput.md" &&
        grep -Eq "^\| medium \| 2x1 \| stock \| 4 \| [0-9]" "$W/app/throughput.md" &&
        grep -Eq "^\| medium \| 1x2 \| --gpu-me \| 4 \| [0-9].* \| [0-9.]+% \| [0-9.]+% \|$" "$W/app/throughput.md" &&
-       [ "$(grep -c "^| \(veryfast\|medium\) |" "$W/app/throughput.md")" = 6 ]; then
-        pass "results/run.sh throughput: two presets, and TP_APPEND=1 adds an N x T to the same table"
+       [ "$(grep -c "^| \(veryfast\|medium\) |" "$W/app/throughput.md")" = 6 ] &&
+       [ "$(tar tzf "$W/app/logs_throughput.tgz" | grep -c '_[0-9]*\.log$')" = 24 ]; then
+        pass "results/run.sh throughput: two presets, and TP_APPEND=1 adds an N x T to the same table and logs"
     else
         fail "results/run.sh TP_PRESETS and TP_APPEND=1: rows missing:"; cat "$W/app/throughput.md"
     fi
