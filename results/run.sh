@@ -452,10 +452,11 @@ plots() {
 # ------------------------------------------------------------ to be written
 # ------------------------------------------------------------ throughput
 # A full host: at each preset of TP_PRESETS, N encodes of T threads at once
-# for each N x T of TP_NT, every configuration of TP_CONFIGS (stock_mvt64 only where T > 1), the clips of
-# TP_CLIPS at the QPs of T2_QPS spread over the encodes: a batch of N at a
-# time, as many batches as cover every clip and QP (so BD-rate compares
-# like with like); aggregate frames/s = frames / the batches' wall clock.
+# for each N x T of TP_NT, every configuration of TP_CONFIGS (stock_mvt64
+# only where T > 1), the clips of TP_CLIPS at the QPs of T2_QPS spread over
+# the encodes: a batch of N at a time, as many batches as cover every clip
+# and QP (so BD-rate compares like with like); aggregate frames/s = frames /
+# the batches' wall clock.
 # nvidia-smi samples the GPU's utilisation and memory during each batch;
 # each encode's --gpu-me-stats gives its CPU time by stage.
 tp_batch() {   # PRESET NXT CONFIG BATCH FIRST: encodes FIRST .. FIRST+N-1 at once
