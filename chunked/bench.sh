@@ -102,11 +102,14 @@ fi
 [ -s "$CLIP" ] || die "no clip $CLIP"
 
 echo "config,qp,repeat,kbps,psnr_y,wall_s,frames,fps,encode_s,startup_s" > "$OUT/rd.csv"
-R=1   # the repeat under way; its files are NAME_QP (1) or NAME_QP_rR
+R=1   # the repeat under way
+run_file() {   # CONFIG QP: OUT/CONFIG_QP in the first run, OUT/CONFIG_QP_rR in repeat R
+    echo "$OUT/$1_$2$([ "$R" = 1 ] || echo "_r$R")"
+}
 row() {   # CONFIG QP KBPS PSNR WALL FRAMES ENCODE_S STARTUP_S
     echo "$1,$2,$R,$3,$4,$5,$6,$(awk -v f="$6" -v w="$5" 'BEGIN { printf "%.2f", (w > 0 ? f / w : 0) }'),$7,$8" >> "$OUT/rd.csv"
     # a repeat writes the first run's bytes, or the bench says so
-    if [ "$R" -gt 1 ] && ! cmp -s "$OUT/$1_$2.264" "$OUT/$1_$2_r$R.264"; then
+    if [ "$R" -gt 1 ] && ! cmp -s "$OUT/$1_$2.264" "$(run_file "$1" "$2").264"; then
         echo "  $1 qp $2: repeat $R wrote other bytes than the first run"; echo "$1,$2,$R" >> "$OUT/differ.csv"
     fi
 }
@@ -114,7 +117,7 @@ row() {   # CONFIG QP KBPS PSNR WALL FRAMES ENCODE_S STARTUP_S
 single() {   # NAME BIN QP ARGS...
     local name="$1" bin="$2" qp="$3" t0 t1 stats wall f
     shift 3
-    f="$OUT/${name}_$qp$([ "$R" = 1 ] || echo "_r$R")"
+    f="$(run_file "$name" "$qp")"
     t0=$(date +%s.%N)
     "$bin" --preset "$PRESET" --qp "$qp" --threads "$MANY" --psnr --no-progress "$@" \
         -o "$f.264" "$CLIP" > "$f.log" 2>&1 || { echo "  $name qp $qp failed"; return; }
@@ -129,7 +132,7 @@ single() {   # NAME BIN QP ARGS...
 chunked() {   # NAME BIN LENGTH QP ARGS...
     local name="$1" bin="$2" len="$3" qp="$4" work s f
     shift 4
-    f="$OUT/${name}_$qp$([ "$R" = 1 ] || echo "_r$R")"
+    f="$(run_file "$name" "$qp")"
     work="$OUT/work/${f##*/}"
     rm -rf "$work"   # a fresh run each time: reused chunks would flatter the wall clock
     # shellcheck disable=SC2086

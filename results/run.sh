@@ -508,7 +508,7 @@ mps_stop() {
     unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 }
 throughput() {
-    local pr nt c n t b nb nc res hdr
+    local pr nt c n t b nb nc res hdr bhdr="nt,config,batch,wall_s,gpu_util_pct,gpu_mem_mib_max,preset"
     sec_begin throughput "${TP_BUDGET:-$(( DEADLINE - $(now) ))}"
     for res in $TP_CLIPS; do clip "$res" "$(frames_of "$TP_FRAMES" "$res")" > /dev/null || return 1; done
     if [ "$TP_MPS" = 1 ]; then mps_start || return 1; fi
@@ -518,11 +518,11 @@ throughput() {
     if [ "$TP_APPEND" = 1 ] && [ -s "$OUT/throughput_runs.csv" ]; then
         # rows of another layout would be read under the wrong names
         [ "$(head -1 "$OUT/throughput_runs.csv")" = "$hdr" ] &&
-            [ "$(head -1 "$OUT/throughput_batches.csv" 2>/dev/null)" = "nt,config,batch,wall_s,gpu_util_pct,gpu_mem_mib_max,preset" ] ||
+            [ "$(head -1 "$OUT/throughput_batches.csv" 2>/dev/null)" = "$bhdr" ] ||
             { echo "TP_APPEND=1: $(rel "$OUT")'s throughput CSVs have another layout; give another OUTDIR"; return 1; }
     else
         echo "$hdr" > "$OUT/throughput_runs.csv"
-        echo "nt,config,batch,wall_s,gpu_util_pct,gpu_mem_mib_max,preset" > "$OUT/throughput_batches.csv"
+        echo "$bhdr" > "$OUT/throughput_batches.csv"
     fi
     nc=$(echo $TP_CLIPS | wc -w)
     # the configurations interleaved within each N x T, in TP_NT's order
