@@ -299,6 +299,12 @@ static int cme_submit( cuda_me_t *h, int i_cur, int i_ref, const cuda_me_job_t *
                  i_subpel_cost, h->param.i_subpel_costs - 1 );
         return CUDA_ME_EINVAL;   /* nothing done; not sticky */
     }
+    const int b_no_subpel = jp ? jp->b_no_subpel : 0;
+    if( b_no_subpel != 0 && b_no_subpel != 1 )
+    {
+        cme_log( h, CUDA_ME_LOG_ERROR, "job b_no_subpel %d not supported (0 or 1)\n", b_no_subpel );
+        return CUDA_ME_EINVAL;   /* nothing done; not sticky */
+    }
     pthread_mutex_lock( &h->lock );
     cme_frame_t *cur = frame_find( h, i_cur );
     cme_frame_t *ref = frame_find( h, i_ref );
@@ -343,6 +349,7 @@ static int cme_submit( cuda_me_t *h, int i_cur, int i_ref, const cuda_me_job_t *
         j->b_cost = jp && jp->mv_cost;
         j->i_mv_range_thread = mvrt ? mvrt : h->param.i_mv_range_thread;
         j->i_subpel_cost = i_subpel_cost;
+        j->b_subpel = h->param.i_subme && !b_no_subpel;
         if( j->b_centre )
             memcpy( j->centre, jp->centre, (size_t)h->i_mb_count * 2 * sizeof(int16_t) );
         if( j->b_cost )
@@ -418,7 +425,7 @@ static const void *get_results( cuda_me_t *h, int i_cur, int i_ref, int b_sub )
     const void *res = NULL;
     if( j->i_state == CME_JOB_DONE && !cme_error_get( h ) )
     {
-        res = b_sub ? (const void*)j->sub : (const void*)j->res;
+        res = !b_sub ? (const void*)j->res : j->b_subpel ? (const void*)j->sub : NULL;
         if( !j->b_got )
             h->stats.i_jobs_got++;
         j->b_got = 1;

@@ -1032,9 +1032,9 @@ static int launch( cuda_me_t *h, cme_job_t *j )
         (h->i_cands == 2 &&
          (ret = CME_CUDA( CME_FAULT_LAUNCH, cme_cuda_search_pass2( &l, g->d_centre2[i], st ) )) < 0) ||
         (ret = CME_CUDA( NOFAULT, cudaEventRecord( cj->searched, st ) )) < 0 ||
-        (h->param.i_subme && (ret = subpel( h, j, &l, i )) < 0) ||
+        (j->b_subpel && (ret = subpel( h, j, &l, i )) < 0) ||
         (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( j->res, l.out, g->out_bytes, cudaMemcpyDeviceToHost, st ) )) < 0 ||
-        (h->param.i_subme &&
+        (j->b_subpel &&
          (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( j->sub, g->d_sub[i], g->sub_bytes, cudaMemcpyDeviceToHost,
                                                            st ) )) < 0) ||
         (ret = CME_CUDA( NOFAULT, cudaEventRecord( cj->copied, st ) )) < 0 )
@@ -1069,7 +1069,7 @@ static int job_wait( cuda_me_t *h, cme_job_t *j )
     {
         cj->b_counted = 1;
         add_ms( h, &h->stats.f_search_ms, cj->start, cj->searched );
-        if( h->param.i_subme )
+        if( j->b_subpel )
         {
             add_ms( h, &h->stats.f_subpel_ms, cj->searched, cj->refined );
             add_ms( h, &h->stats.f_download_ms, cj->refined, cj->copied );

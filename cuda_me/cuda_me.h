@@ -42,7 +42,7 @@
 extern "C" {
 #endif
 
-#define CUDA_ME_API_VERSION 10
+#define CUDA_ME_API_VERSION 11
 
 /* Partitions of one macroblock, in the order results are stored.
  * 4x4 blocks are numbered as x264 does: idx = 4*i8x8 + i4x4, where both
@@ -297,6 +297,11 @@ typedef struct cuda_me_job_t
     /* i_subme: the sub-pel cost table of this search, 0..i_subpel_costs-1
      * (cuda_me_param_t.subpel_cost); ignored without i_subme. */
     int i_subpel_cost;
+    /* API 11, i_subme: 1 if nobody will read this pair's sub-pel results
+     * (x264 refines them itself, or not at all): the pair is searched at
+     * full pel only and get_subpel() returns NULL for it.  0 [default]:
+     * refined as open() says. */
+    int b_no_subpel;
 } cuda_me_job_t;
 
 typedef struct cuda_me_t cuda_me_t;
@@ -336,8 +341,8 @@ typedef struct cuda_me_function_t
      * but with i_subpel_parts partitions: [mb_y][mb_x][cands][i_subpel_parts],
      * entry k refining get()'s result of the same macroblock and candidate
      * for partition i_subpel_first + k (its vector times 4 is the start).
-     * Blocks as get() does; NULL where get() is, and always without
-     * i_subme.  Valid until done(i_cur). */
+     * Blocks as get() does; NULL where get() is, always without i_subme,
+     * and for a pair submitted with b_no_subpel.  Valid until done(i_cur). */
     const cuda_me_subpel_result_t *(*get_subpel)( cuda_me_t *h, int i_cur, int i_ref );
     /* The lookahead's search of one pair (cuda_me_lowres_job_t), now:
      * returns when mvs and costs hold the results.  mvs and costs are

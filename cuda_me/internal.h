@@ -50,6 +50,7 @@ typedef struct cme_job_t
     cme_subpel_result_t *sub;        /* i_subme: the same layout, sub-pel */
     cme_subpel_job_t *sub_job;       /* C backend, i_subme: the jobs (scratch) */
     int i_subpel_cost;       /* the job's sub-pel cost table (cuda_me_job_t) */
+    int b_subpel;            /* i_subme and not the job's b_no_subpel: refined */
     int16_t *centre;         /* [mb][2], valid if b_centre */
     uint16_t *mv_cost;       /* 4*range+1, valid if b_cost */
     int b_centre, b_cost;

@@ -256,7 +256,7 @@ static int c_job_finish( cuda_me_t *h, cme_job_t *j )
                   h->i_mb_width, h->i_mb_height, h->param.i_range, h->param.i_mv_range, j->i_mv_range_thread,
                   j->b_cost ? j->mv_cost : h->mv_cost, j->b_centre ? j->centre : NULL, h->i_parts, h->i_cands, j->res );
     double t1 = cme_time_ms(), t2 = t1;
-    if( h->param.i_subme )
+    if( j->b_subpel )
     {
         const int16_t *centre = j->b_centre ? j->centre : NULL;
         const uint8_t *const plane[4] = { j->ref->plane, j->ref->hpel[0], j->ref->hpel[1], j->ref->hpel[2] };
@@ -272,7 +272,7 @@ static int c_job_finish( cuda_me_t *h, cme_job_t *j )
     pthread_mutex_lock( &h->lock );
     h->stats.f_search_ms += t1 - t0;
     h->stats.f_busy_ms += t2 - t0;
-    if( h->param.i_subme )
+    if( j->b_subpel )
     {
         h->stats.f_subpel_ms += t2 - t1;
         h->stats.i_subpel_parts += (int64_t)h->i_sub_count;

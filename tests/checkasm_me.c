@@ -1489,7 +1489,7 @@ START_TEST( test_backend_equal )
     int16_t *centre = test_centres( (f[0].w / 16) * (f[0].h / 16), 40, &rng );
     /* odd frames: their own centres, costs and (x264's per-frame choice)
      * a smaller frame-thread limit */
-    const cuda_me_job_t job = { centre, cost30, thread ? 24 : 40, 0 };
+    const cuda_me_job_t job = { centre, cost30, thread ? 24 : 40, 0, 0 };
     cuda_me_param_t p = { 0 };
     p.i_width = f[0].w;
     p.i_height = f[0].h;
@@ -1597,7 +1597,7 @@ START_TEST( test_backend_subpel )
     uint32_t rng = test_seed() + 1207;
     const int mb_w = f[0].w / 16, mb_h = f[0].h / 16;
     int16_t *centre = test_centres( mb_w * mb_h, 30, &rng );
-    const cuda_me_job_t job = { centre, cost30, c->thread ? 16 : 40, 1 };
+    const cuda_me_job_t job = { centre, cost30, c->thread ? 16 : 40, 1, 0 };
     cuda_me_param_t p = { 0 };
     p.i_width = f[0].w;
     p.i_height = f[0].h;
@@ -1741,7 +1741,7 @@ START_TEST( test_mv_range_thread_api )
     uint16_t cost[MV_COST_SIZE];
     test_mv_cost( cost, p.i_range );
     int16_t *centre = test_centres( mb_w * mb_h, 30, &rng );
-    const cuda_me_job_t job = { centre, cost, 0, 0 };
+    const cuda_me_job_t job = { centre, cost, 0, 0, 0 };
     cuda_me_result_t *want = malloc( n * sizeof(*want) );
     ck_assert_ptr_nonnull( want );
     static const int ok[] = { 0, 8, 24, 40, 64 };
@@ -1800,14 +1800,14 @@ START_TEST( test_mv_range_thread_api )
         const int bad_job[] = { -1, 7, opened[o] ? opened[o] + 8 : 1 };
         for( unsigned i = 0; i < sizeof(bad_job)/sizeof(*bad_job); i++ )
         {
-            cuda_me_job_t bj = { NULL, NULL, bad_job[i], 0 };
+            cuda_me_job_t bj = { NULL, NULL, bad_job[i], 0, 0 };
             log.len = 0;
             log.buf[0] = 0;
             ck_assert_int_eq( F.submit( h, 1, 0, &bj ), CUDA_ME_EINVAL );
             ck_assert_msg( strstr( log.buf, "mv_range_thread" ), "job limit %d: no reason given", bad_job[i] );
             ck_assert_int_eq( F.error( h ), 0 );
         }
-        cuda_me_job_t j1 = { NULL, NULL, 24, 0 }, j2 = { centre, cost, 8, 0 };
+        cuda_me_job_t j1 = { NULL, NULL, 24, 0, 0 }, j2 = { centre, cost, 8, 0, 0 };
         ck_assert_int_eq( F.submit( h, 1, 0, &j1 ), 0 );
         ck_assert_int_eq( F.submit( h, 0, 1, &j2 ), 0 );
         for( int k = 0; k < 2; k++ )

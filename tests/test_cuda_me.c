@@ -1399,7 +1399,7 @@ START_TEST( test_api_subpel )
     int16_t *centre = test_centres( mb_w * mb_h, c->spread, &rng );
     uint16_t cost[MV_COST_SIZE];
     test_mv_cost_qp( cost, c->range, 26 );
-    const cuda_me_job_t job = { centre, cost, c->mvrt ? 8 + (c->mvrt - 8) / 2 : 0, 2 };
+    const cuda_me_job_t job = { centre, cost, c->mvrt ? 8 + (c->mvrt - 8) / 2 : 0, 2, 0 };
     ck_assert_int_eq( F.submit( x.h, 1, 0, &job ), 0 );
     ck_assert_int_eq( F.submit( x.h, 2, 1, NULL ), 0 );
     for( int k = 0; k < 2; k++ )
@@ -1474,7 +1474,7 @@ START_TEST( test_api_subpel_real )
     uint32_t rng = test_seed() + 71;
     const int mb_w = f[0].w / 16, mb_h = f[0].h / 16;
     int16_t *centre = test_centres( mb_w * mb_h, 6, &rng );
-    const cuda_me_job_t job = { centre, NULL, 0, 0 };
+    const cuda_me_job_t job = { centre, NULL, 0, 0, 0 };
     for( int i = 0; i < 2; i++ )
         ck_assert_int_eq( F.put_frame( h, i, f[i].p, f[i].stride ), 0 );
     ck_assert_int_eq( F.submit( h, 1, 0, &job ), 0 );
@@ -1516,7 +1516,7 @@ START_TEST( test_api_subpel_params )
     p.i_subpel_costs = -3;
     fixture_t x;
     fixture_open( &x, &p, 2, 0, &rng, 3, -2 );
-    const cuda_me_job_t job = { NULL, NULL, 0, 99 };   /* i_subpel_cost: ignored */
+    const cuda_me_job_t job = { NULL, NULL, 0, 99, 0 };   /* i_subpel_cost: ignored */
     ck_assert_int_eq( F.submit( x.h, 1, 0, &job ), 0 );
     guarded_t want;
     ck_assert( !guarded_alloc( &want, 12 * 2 * 41 ) );
@@ -1559,13 +1559,13 @@ START_TEST( test_api_subpel_params )
     fixture_open( &x, &p, 2, 0, &rng, 1, 1 );
     for( int t = -1; t <= 2; t += 3 )
     {
-        const cuda_me_job_t bj = { NULL, NULL, 0, t };
+        const cuda_me_job_t bj = { NULL, NULL, 0, t, 0 };
         sp_log[0] = 0;
         ck_assert_int_eq( F.submit( x.h, 1, 0, &bj ), CUDA_ME_EINVAL );
         ck_assert_msg( strstr( sp_log, "i_subpel_cost" ), "job table %d: no reason given ('%s')", t, sp_log );
         ck_assert_int_eq( F.error( x.h ), 0 );
     }
-    const cuda_me_job_t j1 = { NULL, NULL, 0, 1 };
+    const cuda_me_job_t j1 = { NULL, NULL, 0, 1, 0 };
     ck_assert_int_eq( F.submit( x.h, 1, 0, &j1 ), 0 );
     ck_assert_ptr_nonnull( F.get_subpel( x.h, 1, 0 ) );
     ck_assert_ptr_null( F.get_subpel( x.h, 0, 1 ) );   /* never submitted */
@@ -1665,6 +1665,94 @@ START_TEST( test_api_subpel_parts )
 }
 END_TEST
 
+/* b_no_subpel (API 11): a pair nobody reads refined is searched at full pel
+ * only: the same integer results, get_subpel() NULL for it, its parts not
+ * counted; the pairs beside it refined as before; values other than 0 and 1
+ * refused.  C backend, and CUDA where there is a device. */
+static void expect_unrefined( const char *name, cuda_me_t *h, int i_cur, int i_ref )
+{
+    ck_assert_msg( F.get( h, i_cur, i_ref ), "%s: get( %d, %d ) returned NULL (error %d)", name, i_cur, i_ref,
+                   F.error( h ) );
+    ck_assert_msg( !F.get_subpel( h, i_cur, i_ref ), "%s: get_subpel( %d, %d ) of a b_no_subpel pair is not NULL",
+                   name, i_cur, i_ref );
+}
+
+START_TEST( test_api_subpel_per_job )
+{
+    const int backend = _i ? CUDA_ME_BACKEND_CUDA : CUDA_ME_BACKEND_C;
+    char name[64];
+    snprintf( name, sizeof(name), "b_no_subpel, backend %s", cuda_me_backend_name( backend ) );
+    if( backend == CUDA_ME_BACKEND_CUDA )
+    {
+        int gpu = test_have_gpu( name );
+        ck_assert_msg( gpu >= 0, "%s: CUDA_ME_REQUIRE_GPU is set, but there is no usable CUDA device", name );
+        if( !gpu )
+            return;
+    }
+    uint32_t rng = test_seed() + 37;
+    const int w = 96, hgt = 64, mbs = (w / 16) * (hgt / 16), nparts = CUDA_ME_NPART_8x8;
+    uint16_t *tables = subpel_tables( 2, 512, 24, 4 );
+    tframe_t f[3];
+    frames_make( f, 3, w, hgt, &rng, 3, -1 );
+    cuda_me_t *h[2];   /* 0: every pair refined; 1: pair (1, 0) not */
+    for( int k = 0; k < 2; k++ )
+    {
+        cuda_me_param_t p = api_param( w, hgt, 12, backend );
+        p.i_parts = nparts;
+        p.i_cands = 2;
+        p.i_subme = 7;
+        p.subpel_cost = tables;
+        p.i_subpel_costs = 2;
+        p.pf_log = sp_log_keep;
+        h[k] = F.open( &p, NULL );
+        ck_assert_ptr_nonnull( h[k] );
+        for( int i = 0; i < 3; i++ )
+            ck_assert_int_eq( F.put_frame( h[k], i, f[i].p, f[i].stride ), 0 );
+        if( k )
+            for( int bad = -1; bad <= 2; bad += 3 )
+            {
+                const cuda_me_job_t bj = { NULL, NULL, 0, 0, bad };
+                sp_log[0] = 0;
+                ck_assert_int_eq( F.submit( h[k], 1, 0, &bj ), CUDA_ME_EINVAL );
+                ck_assert_msg( strstr( sp_log, "b_no_subpel" ), "%s %d: no reason given ('%s')", name, bad, sp_log );
+                ck_assert_int_eq( F.error( h[k] ), 0 );
+            }
+        const cuda_me_job_t j10 = { NULL, NULL, 0, 1, k }, j21 = { NULL, NULL, 0, 0, 0 }, j20 = { NULL, NULL, 0, 1, 0 };
+        ck_assert_int_eq( F.submit( h[k], 1, 0, &j10 ), 0 );
+        ck_assert_int_eq( F.submit( h[k], 2, 1, &j21 ), 0 );
+        ck_assert_int_eq( F.submit( h[k], 2, 0, &j20 ), 0 );
+    }
+    const int pairs[3][2] = { { 1, 0 }, { 2, 1 }, { 2, 0 } };
+    for( int q = 0; q < 3; q++ )
+    {
+        const int c = pairs[q][0], r = pairs[q][1];
+        const cuda_me_result_t *a = get_ok( h[0], c, r ), *b = get_ok( h[1], c, r );
+        expect_results( name, a, b, w / 16, hgt / 16, 2 * nparts );
+        if( !q )
+        {
+            expect_unrefined( name, h[1], c, r );
+            continue;
+        }
+        const cuda_me_subpel_result_t *sa = F.get_subpel( h[0], c, r ), *sb = F.get_subpel( h[1], c, r );
+        ck_assert_msg( sa && sb, "%s: pair (%d, %d): get_subpel returned NULL", name, c, r );
+        for( int i = 0; i < mbs * 2 * nparts; i++ )
+            ck_assert_msg( SUBPEL_EQ( sa[i], sb[i] ), "%s: pair (%d, %d), entry %d: (%d,%d) %d, want (%d,%d) %d", name, c,
+                           r, i, sb[i].mv[0], sb[i].mv[1], sb[i].cost, sa[i].mv[0], sa[i].mv[1], sa[i].cost );
+    }
+    expect_unrefined( name, h[1], 1, 0 );   /* asked again: still none */
+    cuda_me_stats_t st[2];
+    for( int k = 0; k < 2; k++ )
+        F.stats( h[k], &st[k] );
+    ck_assert_int_eq( st[0].i_subpel_parts, 3 * (int64_t)mbs * 2 * nparts );
+    ck_assert_int_eq( st[1].i_subpel_parts, 2 * (int64_t)mbs * 2 * nparts );
+    for( int k = 0; k < 2; k++ )
+        F.close( h[k] );
+    for( int i = 0; i < 3; i++ )
+        tframe_free( &f[i] );
+    free( tables );
+}
+END_TEST
+
 /* ---------------------------------------------------------------- main */
 
 static TCase *add_tcase( Suite *s, const char *name, int timeout )
@@ -1710,6 +1798,7 @@ static Suite *cuda_me_suite( void )
     tcase_add_loop_test( tc, test_api_subpel_real, 0, 2 );
     tcase_add_test( tc, test_api_subpel_params );
     tcase_add_test( tc, test_api_subpel_parts );
+    tcase_add_loop_test( tc, test_api_subpel_per_job, 0, 2 );
 
     tc = add_tcase( s, "fault", 120 );
     tcase_add_loop_test( tc, test_fault, 0, sizeof(faults)/sizeof(*faults) );
