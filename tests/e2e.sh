@@ -400,6 +400,30 @@ if [ -n "$kept" ] && [ "$kept" -gt 0 ]; then
 else
     fail "sub-pel skipping at 30%: expected the guard to keep some searches"; grep -h "subpel=" "$W/sp4g30.log"
 fi
+# the GPU searches ahead the pairs x264 will ask for: the references its
+# DPB will hold (b-pyramid's MMCOs and sliding window; under strict, x264
+# drops its Brefs at each P frame): none missing; at --ref 2 and 3 none
+# searched in vain either (from --ref 4 a P frame after a Bref still gets
+# one pair it does not read)
+# shellcheck disable=SC2086
+{
+check strict foreman_cif.y4m $C --bframes 3 --b-pyramid strict --ref 4 --threads 2 --gpu-me-stats
+check dpb foreman_cif.y4m $C --threads 2 --merange 28 --gpu-me-stats
+}
+bad=""
+for n in pyramid strict dpb sp2 sp4 sp5; do
+    [ "$(kv "$W/$n.log" pairs_missed)" = 0 ] && [ "$(kvn "$W/$n.log" pairs)" -gt 0 ] ||
+        bad="$bad $n (pairs $(kv "$W/$n.log" pairs), missed $(kv "$W/$n.log" pairs_missed))"
+done
+for n in dpb sp2; do
+    [ "$(kv "$W/$n.log" pairs_used)" = "$(kv "$W/$n.log" pairs)" ] ||
+        bad="$bad $n (pairs $(kv "$W/$n.log" pairs), read $(kv "$W/$n.log" pairs_used))"
+done
+if [ -z "$bad" ]; then
+    pass "every pair x264 asked for was searched ahead (b-pyramid normal and strict, --ref 2 to 5), all read at --ref 2 and 3 ($(kv "$W/dpb.log" pairs) pairs)"
+else
+    fail "pairs searched ahead and pairs x264 asked for differ:$bad"
+fi
 # the predictor cut: 2 at --ref 3 and 4, all 16 elsewhere
 check_exp sp4p16 X264_GPU_ME_PREDICTORS=16 $SP --ref 4
 if [ "$(kv "$W/sp4.log" predictors)" = 2 ] && [ "$(kv "$W/sp2.log" predictors)" = 16 ] && [ "$(kv "$W/sp5.log" predictors)" = 16 ] &&
