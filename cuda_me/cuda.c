@@ -94,7 +94,7 @@ typedef struct cme_cuda_t
     int *lr_costs;
     uint16_t *lr_cost;
     const uint16_t *lr_cost_src;  /* the x264 table lr_cost holds (x264's tables stay put), or NULL */
-    size_t lr_cost_n, lr_cost_held; /* its length, and lr_cost_bytes then (a new buffer: more) */
+    size_t lr_cost_n;             /* its length (a longer one: a new buffer) */
     int *lr_sync;
     /* A copy from pageable memory first waits for its stream, which would
      * hold the lookahead until every earlier search has run: the planes go
@@ -1128,36 +1128,43 @@ static int lr_grow( cuda_me_t *h, void **p, size_t *have, size_t need )
     return device_account( h, (int64_t)need );
 }
 
-/* A plane of w x hgt bytes (pitch i_src) up to dst (pitch i_dst) on the
- * lowres stream, through the next staging buffer: waits only if that
- * buffer's previous copy has not run yet. */
+/* The staging buffers grown to bytes each (the largest plane of a
+ * lowres_search call, so that they are made once): every buffer anew, each
+ * once its copy has run. */
+static int lr_stage_grow( cuda_me_t *h, size_t bytes )
+{
+    cme_cuda_t *g = h->gpu;
+    int ret;
+    if( bytes <= g->lr_stage_bytes )
+        return 0;
+    for( int i = 0; i < LR_STAGES; i++ )
+    {
+        if( g->lr_stage_used[i] && (ret = CME_CUDA( NOFAULT, cudaEventSynchronize( g->lr_stage_ev[i] ) )) < 0 )
+            return ret;
+        g->lr_stage_used[i] = 0;
+        cudaFreeHost( g->lr_stage[i] );
+        g->lr_stage[i] = NULL;
+    }
+    g->lr_stage_bytes = 0;
+    for( int i = 0; i < LR_STAGES; i++ )
+        if( (ret = CME_CUDA( CME_FAULT_ALLOC, cudaHostAlloc( (void**)&g->lr_stage[i], bytes, cudaHostAllocDefault ) )) < 0 )
+            return ret;
+    g->lr_stage_bytes = bytes;
+    return 0;
+}
+
+/* A plane of w x hgt bytes (pitch i_src, at most lr_stage_bytes) up to dst
+ * (pitch i_dst) on the lowres stream, through the next staging buffer:
+ * waits only if that buffer's previous copy has not run yet. */
 static int lr_up( cuda_me_t *h, uint8_t *dst, size_t i_dst, const uint8_t *src, intptr_t i_src, int w, int hgt )
 {
     cme_cuda_t *g = h->gpu;
-    const size_t bytes = (size_t)w * hgt;
     const int s = g->lr_stage_next;
     int ret;
     g->lr_stage_next = (s + 1) % LR_STAGES;
     if( g->lr_stage_used[s] && (ret = CME_CUDA( NOFAULT, cudaEventSynchronize( g->lr_stage_ev[s] ) )) < 0 )
         return ret;
     g->lr_stage_used[s] = 0;
-    if( bytes > g->lr_stage_bytes )
-    {
-        /* a larger frame: every buffer anew, each once its copy has run */
-        for( int i = 0; i < LR_STAGES; i++ )
-        {
-            if( g->lr_stage_used[i] && (ret = CME_CUDA( NOFAULT, cudaEventSynchronize( g->lr_stage_ev[i] ) )) < 0 )
-                return ret;
-            g->lr_stage_used[i] = 0;
-            cudaFreeHost( g->lr_stage[i] );
-            g->lr_stage[i] = NULL;
-        }
-        g->lr_stage_bytes = 0;
-        for( int i = 0; i < LR_STAGES; i++ )
-            if( (ret = CME_CUDA( CME_FAULT_ALLOC, cudaHostAlloc( (void**)&g->lr_stage[i], bytes, cudaHostAllocDefault ) )) < 0 )
-                return ret;
-        g->lr_stage_bytes = bytes;
-    }
     if( !g->lr_stage_ev[s] &&
         (ret = CME_CUDA( NOFAULT, cudaEventCreateWithFlags( &g->lr_stage_ev[s], cudaEventDisableTiming | CME_WAIT_EVENT ) )) < 0 )
         return ret;
@@ -1252,15 +1259,17 @@ static int cu_lowres_queue( cuda_me_t *h, const cme_lowres_param_t *p, const cud
         (ret = lr_grow( h, (void **)&g->lr_mvs, &g->lr_mvs_bytes, CME_LOWRES_BATCH * mb * sizeof(**mvs) )) < 0 ||
         (ret = lr_grow( h, (void **)&g->lr_costs, &g->lr_costs_bytes, CME_LOWRES_BATCH * mb * sizeof(int) )) < 0 ||
         (ret = lr_grow( h, (void **)&g->lr_cost, &g->lr_cost_bytes, cost_n * sizeof(uint16_t) )) < 0 ||
-        (ret = lr_grow( h, (void **)&g->lr_sync, &g->lr_sync_bytes, cme_cuda_lowres_sync_bytes( p, CME_LOWRES_BATCH ) )) < 0 )
+        (ret = lr_grow( h, (void **)&g->lr_sync, &g->lr_sync_bytes, cme_cuda_lowres_sync_bytes( p, CME_LOWRES_BATCH ) )) < 0 ||
+        (ret = lr_stage_grow( h, plane_bytes )) < 0 )
     {
         memset( g->lr_slot, 0, sizeof(g->lr_slot) );   /* a buffer may be new */
+        g->lr_cost_src = NULL;
         return ret;
     }
     const cudaStream_t st = g->lr_stream;
     /* x264's MV cost table of this QP: up once (pageable, so its copy
      * waits for the stream; x264 keeps each QP's table in place) */
-    if( g->lr_cost_src != p->p_cost_mv - half || g->lr_cost_n != cost_n || g->lr_cost_held != g->lr_cost_bytes )
+    if( g->lr_cost_src != p->p_cost_mv - half || g->lr_cost_n != cost_n )
     {
         g->lr_cost_src = NULL;
         if( (ret = CME_CUDA( CME_FAULT_COPY, cudaMemcpyAsync( g->lr_cost, p->p_cost_mv - half, cost_n * sizeof(uint16_t),
@@ -1268,7 +1277,6 @@ static int cu_lowres_queue( cuda_me_t *h, const cme_lowres_param_t *p, const cud
             return ret;
         g->lr_cost_src = p->p_cost_mv - half;
         g->lr_cost_n = cost_n;
-        g->lr_cost_held = g->lr_cost_bytes;
     }
     cme_lowres_launch_t l;
     memset( &l, 0, sizeof(l) );
