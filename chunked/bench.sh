@@ -47,7 +47,10 @@
 # backward, FRAMES frames], FRAMES [1080], PRESET [medium], QPS [22 27 32
 # 37], SPEED_QP [27], REPEATS [3; QUICK 2], LENGTHS [2s 5s 10s], WORKERS [4], THREADS [MANY /
 # WORKERS], MANY [nproc], CONFIGS [single_gpu single_stock chunked_gpu
-# chunked_stock], GPU_ARGS, PY [build/chunked-venv/bin/python], WHEELS.
+# chunked_stock], GPU_ARGS, PY [build/chunked-venv/bin/python], WHEELS,
+# MPS [0; 1: a CUDA MPS daemon of the bench's own, its pipe and log in
+# OUTDIR, for the whole run, so that the workers' encodes share the GPU at
+# once (README, "Many encodes"); the table says so].
 
 set -u
 TOP="$(cd "$(dirname "$0")/.." && pwd)"
@@ -82,6 +85,17 @@ if ! "$PY" -c "import distributed" 2>/dev/null; then
     [ -n "${WHEELS:-}" ] || die "$PY has no Dask: give WHEELS=DIR of wheels (see the header)"
     python3 -m venv "$TOP/build/chunked-venv" && PY="$TOP/build/chunked-venv/bin/python" &&
         "$PY" -m pip install -q --no-index -f "$WHEELS" -r "$TOP/chunked/requirements.txt" || die "installing Dask failed"
+fi
+
+# MPS=1: the daemon for the whole run (workers inherit its pipe), stopped
+# at exit, also when the bench fails
+if [ "${MPS:-0}" = 1 ]; then
+    command -v nvidia-cuda-mps-control > /dev/null 2>&1 || die "MPS=1: no nvidia-cuda-mps-control here (the NVIDIA driver's utilities)"
+    export CUDA_MPS_PIPE_DIRECTORY="$OUT/mps" CUDA_MPS_LOG_DIRECTORY="$OUT/mps-log"
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY" || die "MPS=1: cannot make $OUT/mps"
+    nvidia-cuda-mps-control -d || die "MPS=1: the MPS daemon did not start (log: $CUDA_MPS_LOG_DIRECTORY)"
+    trap 'echo quit | nvidia-cuda-mps-control' EXIT
+    echo "bench: CUDA MPS daemon started (pipe $CUDA_MPS_PIPE_DIRECTORY)"
 fi
 
 # the clip (UNTESTED on the GPU host: results/run.sh's way, numpy and cv2)
@@ -167,7 +181,7 @@ for R in $(seq 2 "$REPEATS"); do
     for c in $CONFIGS; do run "$c" "$SPEED_QP"; done
 done
 
-"$PY" - "$OUT/rd.csv" "$SPEED_QP" "$TOP/results" > "$OUT/table.md" <<'EOF'
+"$PY" - "$OUT/rd.csv" "$SPEED_QP" "$TOP/results" "${MPS:-0}" > "$OUT/table.md" <<'EOF'
 import csv, sys
 sys.path.insert(0, sys.argv[3])
 from bdrate import bdrate
@@ -191,6 +205,8 @@ for c in configs:
                                                      med(speed, "startup_s"), bd("single_gpu", c), bd("single_stock", c)))
 if reps > 1:
     print("\nTimes: medians of %d runs at QP %s, the configurations interleaved." % (reps, sys.argv[2]))
+if sys.argv[4] == "1":
+    print("\nCUDA MPS: on (MPS=1: the encodes' kernels share the GPU at once).")
 EOF
 cat "$OUT/table.md"
 [ ! -s "$OUT/differ.csv" ] || die "$(wc -l < "$OUT/differ.csv") repeat(s) wrote other bytes than the first run: $OUT/differ.csv"

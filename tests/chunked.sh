@@ -265,4 +265,39 @@ else
     fail "chunked/bench.sh with a drifting x264: exit $brc"; tail -5 "$W/bench-drift.log"
 fi
 
+# MPS=1: the bench starts a daemon of its own for the whole run, its pipe
+# in OUTDIR and passed to the encodes, and stops it at the end; without the
+# driver's tool it refuses, saying why.  A stand-in nvidia-cuda-mps-control
+# records its calls; a stand-in x264 records the pipe it was given.
+mkdir -p "$W/mpsbin"
+printf '#!/bin/sh\nif [ "$1" = -d ]; then echo "start $CUDA_MPS_PIPE_DIRECTORY" >> "%s"; else read -r c; echo "$c" >> "%s"; fi\n' \
+    "$W/mps.calls" "$W/mps.calls" > "$W/mpsbin/nvidia-cuda-mps-control"
+printf '#!/bin/sh\necho "x264 $CUDA_MPS_PIPE_DIRECTORY" >> "%s"\nexec "%s" "$@"\n' "$W/mps.calls" "$STOCK" > "$W/x264-mps"
+chmod +x "$W/mpsbin/nvidia-cuda-mps-control" "$W/x264-mps"
+rm -f "$W/mps.calls"
+PATH="$W/mpsbin:$PATH" MPS=1 QUICK=1 PY="$PY" MANY=2 CONFIGS="single_stock chunked_stock" LENGTHS=30 REPEATS=1 QPS=27 \
+    STOCK="$W/x264-mps" \
+    "$TOP/chunked/bench.sh" "$W/bench-mps" > "$W/bench-mps.log" 2>&1
+brc=$?
+calls="$(cat "$W/mps.calls" 2>/dev/null)"
+if [ "$brc" = 0 ] && [ "$(head -1 <<< "$calls")" = "start $W/bench-mps/mps" ] && [ "$(tail -1 <<< "$calls")" = quit ] &&
+   [ "$(grep -cx "x264 $W/bench-mps/mps" <<< "$calls")" -ge 3 ] && ! grep -v "^x264 $W/bench-mps/mps$" <<< "$calls" | grep -q "^x264" &&
+   grep -q "CUDA MPS: on" "$W/bench-mps/table.md"; then
+    pass "chunked/bench.sh MPS=1: a daemon of its own (pipe in OUTDIR) for every encode, the chunk workers' too, stopped at the end"
+else
+    fail "chunked/bench.sh MPS=1: exit $brc, calls: $(tr '\n' ';' <<< "$calls")"; tail -5 "$W/bench-mps.log"
+fi
+if command -v nvidia-cuda-mps-control > /dev/null 2>&1; then
+    echo "  --    chunked/bench.sh MPS=1 without the driver's MPS tool: not checked, this machine has it"
+else
+    MPS=1 QUICK=1 PY="$PY" MANY=2 CONFIGS=single_stock REPEATS=1 QPS=27 "$TOP/chunked/bench.sh" "$W/bench-nomps" \
+        > "$W/bench-nomps.log" 2>&1
+    brc=$?
+    if [ "$brc" != 0 ] && grep -q "MPS=1: no nvidia-cuda-mps-control here" "$W/bench-nomps.log"; then
+        pass "chunked/bench.sh MPS=1 without the driver's MPS tool: refused, saying so"
+    else
+        fail "chunked/bench.sh MPS=1 without nvidia-cuda-mps-control: exit $brc"; tail -3 "$W/bench-nomps.log"
+    fi
+fi
+
 summary chunked
