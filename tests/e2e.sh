@@ -394,6 +394,14 @@ if [ "$(kv "$W/sp4.log" subpel)" = 20 ] && [ "$(kv "$W/sp4.log" subpel_sites)" =
 else
     fail "sub-pel skipping: expected it at --ref 4 and 5 only, with skips that change the encode"; grep -h "subpel=" "$W"/sp*.log
 fi
+# the GPU refines only the pairs whose refinement a loop reads: at --ref 4
+# the P frames' (not the B frames'), at --ref 5 every pair
+if [ "$(kvn "$W/sp4.log" subpel_pairs)" -gt 0 ] && [ "$(kvn "$W/sp4.log" subpel_pairs)" -lt "$(kvn "$W/sp4.log" pairs)" ] &&
+   [ "$(kv "$W/sp5.log" subpel_pairs)" = "$(kv "$W/sp5.log" pairs)" ]; then
+    pass "sub-pel refinement of the pairs read: $(kv "$W/sp4.log" subpel_pairs) of $(kv "$W/sp4.log" pairs) at --ref 4 (P frames), $(kv "$W/sp5.log" subpel_pairs) of $(kv "$W/sp5.log" pairs) at --ref 5"
+else
+    fail "sub-pel refinement: expected the P pairs only at --ref 4, all at --ref 5"; grep -h "subpel=" "$W/sp4.log" "$W/sp5.log"
+fi
 kept="$(kv "$W/sp4g30.log" ref_kept_by_x264)"
 if [ -n "$kept" ] && [ "$kept" -gt 0 ]; then
     pass "sub-pel skipping at 30%: x264's cost at its predictor keeps $kept of the searches the GPU's costs would skip"
