@@ -252,18 +252,26 @@ else
     fail "chunked/bench.sh QUICK=1: exit $brc, $rows of 6 complete rows"; tail -12 "$W/bench.log"
 fi
 
+# bench_fails NAME MESSAGE WHAT [VAR=VALUE...]: chunked/bench.sh QUICK=1 with
+# those variables, into W/NAME, fails saying MESSAGE
+bench_fails() {
+    local name="$1" msg="$2" what="$3" brc
+    shift 3
+    env "$@" QUICK=1 PY="$PY" MANY=2 "$TOP/chunked/bench.sh" "$W/$name" > "$W/$name.log" 2>&1
+    brc=$?
+    if [ "$brc" != 0 ] && grep -q "$msg" "$W/$name.log"; then
+        pass "chunked/bench.sh: $what"
+    else
+        fail "chunked/bench.sh: $what: exit $brc"; tail -5 "$W/$name.log"
+    fi
+}
+
 # a repeat that writes other bytes than the first run fails the bench: a
 # stock x264 whose B-frames change with every call
 printf '#!/bin/sh\nn=$(cat "$0.n" 2>/dev/null || echo 0); echo $((n + 1)) > "$0.n"\nexec "%s" --bframes "$n" "$@"\n' \
     "$STOCK" > "$W/x264-drift" && chmod +x "$W/x264-drift" && rm -f "$W/x264-drift.n"
-QUICK=1 PY="$PY" MANY=2 CONFIGS=single_stock STOCK="$W/x264-drift" "$TOP/chunked/bench.sh" "$W/bench-drift" \
-    > "$W/bench-drift.log" 2>&1
-brc=$?
-if [ "$brc" != 0 ] && grep -q "repeat(s) wrote other bytes than the first run" "$W/bench-drift.log"; then
-    pass "chunked/bench.sh: a repeat that writes other bytes fails the bench, saying so"
-else
-    fail "chunked/bench.sh with a drifting x264: exit $brc"; tail -5 "$W/bench-drift.log"
-fi
+bench_fails bench-drift "repeat(s) wrote other bytes than the first run" \
+    "a repeat that writes other bytes fails the bench, saying so" CONFIGS=single_stock STOCK="$W/x264-drift"
 
 # MPS=1: the bench starts a daemon of its own for the whole run, its pipe
 # in OUTDIR and passed to the encodes, and stops it at the end; without the
@@ -290,14 +298,8 @@ fi
 if command -v nvidia-cuda-mps-control > /dev/null 2>&1; then
     echo "  --    chunked/bench.sh MPS=1 without the driver's MPS tool: not checked, this machine has it"
 else
-    MPS=1 QUICK=1 PY="$PY" MANY=2 CONFIGS=single_stock REPEATS=1 QPS=27 "$TOP/chunked/bench.sh" "$W/bench-nomps" \
-        > "$W/bench-nomps.log" 2>&1
-    brc=$?
-    if [ "$brc" != 0 ] && grep -q "MPS=1: no nvidia-cuda-mps-control here" "$W/bench-nomps.log"; then
-        pass "chunked/bench.sh MPS=1 without the driver's MPS tool: refused, saying so"
-    else
-        fail "chunked/bench.sh MPS=1 without nvidia-cuda-mps-control: exit $brc"; tail -3 "$W/bench-nomps.log"
-    fi
+    bench_fails bench-nomps "MPS=1: no nvidia-cuda-mps-control here" \
+        "MPS=1 without the driver's MPS tool: refused, saying so" MPS=1 CONFIGS=single_stock REPEATS=1 QPS=27
 fi
 
 summary chunked
