@@ -13,6 +13,18 @@ set -u
 W="$B/results-test"
 rm -rf "$W" && mkdir -p "$W"
 
+# results/run.sh's python: one with numpy and cv2, else a venv of
+# results/requirements.txt (CI's python3 has neither)
+if [ -z "${PYTHON:-}" ] && ! python3 -c "import numpy, cv2" 2>/dev/null; then
+    V="$B/results-venv"
+    if ! "$V/bin/python" -c "import numpy, cv2" 2>/dev/null; then
+        echo "--- installing results/requirements.txt into $V"
+        { python3 -m venv "$V" && "$V/bin/pip" install -q --disable-pip-version-check -r "$TOP/results/requirements.txt"; } ||
+            { echo "results: could not install the Python packages"; echo "results: 0 passed, 1 failed"; exit 1; }
+    fi
+    export PYTHON="$V/bin/python"
+fi
+
 # the tables again, in a folder of the same name (headline.md names it)
 mkdir -p "$W/re" && cp -r "$TOP/results/current" "$W/re/current"
 ok=1
