@@ -94,6 +94,7 @@ subpelall mobile_cif.y4m - --preset slower --threads 4 --gpu-me-range 16
 split foreman_cif.y4m X264_GPU_ME_SPLIT=10 --threads 4 --gpu-me-range 32 --ref 3 --bframes 3
 cands1 foreman_cif.y4m X264_GPU_ME_CANDS=1 --threads 4 --gpu-me-range 28
 lookahead foreman_cif.y4m X264_GPU_ME_WARMUP=1 --threads 4 --rc-lookahead 10 --gpu-me-range 16 --preset slower
+final foreman_cif.y4m X264_GPU_ME_FINAL=2 --threads 4 --gpu-me-range 32 --ref 2 --bframes 3
 EOF
     # the backend users get (auto): the device opens on its own thread during
     # the warm-up; the same bytes as the C reference
@@ -450,6 +451,25 @@ if [ "$(kv "$W/big4m.log" split)" = 10 ] && [ -z "$(kv "$W/sp4.log" split)" ] &&
     pass "8x8 split: 10% at 4.1 Mpixels, off on CIF; forced: P $(kv "$W/split10.log" split_p_skipped) of $(kv "$W/split10.log" split_p_checked), B $(kv "$W/split10.log" split_b_skipped) of $(kv "$W/split10.log" split_b_checked) skipped"
 else
     fail "8x8 split: expected 10 at 4.1 Mpixels, none on CIF, and P and B skips when forced"; grep -h "split=" "$W"/big4m.log "$W"/split10.log
+fi
+# X264_GPU_ME_FINAL (developer build): where the GPU's vector wins, x264
+# starts from the GPU's quarter-pel refinement (1) or takes it (2); every
+# pair is refined, also below --ref 3 where nothing else reads it
+FIN="foreman_cif.y4m $C --threads 2 --gpu-me-range 16 --bframes 3 --frames 16 --gpu-me-stats"
+# shellcheck disable=SC2086
+{
+check fin2 $FIN --ref 2
+check_exp final1 X264_GPU_ME_FINAL=1 $FIN --ref 4
+check_exp final2 X264_GPU_ME_FINAL=2 $FIN --ref 2
+}
+if [ "$(kvn "$W/final1.log" final_searches)" -gt 0 ] && [ "$(kvn "$W/final2.log" final_searches)" -gt 0 ] &&
+   [ "$(kvn "$W/final1.log" final_searches)" -le "$(kvn "$W/final1.log" gpu_searches)" ] &&
+   [ "$(kvn "$W/final2.log" subpel_pairs)" -ge "$(kvn "$W/final2.log" pairs_used)" ] &&
+   ! cmp -s "$W/final2.264" "$W/fin2.264"; then
+    pass "X264_GPU_ME_FINAL: 1 took $(kv "$W/final1.log" final_searches) of $(kv "$W/final1.log" gpu_searches) searches' GPU vectors, 2 $(kv "$W/final2.log" final_searches) with all $(kv "$W/final2.log" pairs_used) pairs read refined"
+else
+    fail "X264_GPU_ME_FINAL: expected GPU vectors taken, every pair refined, other encodes"
+    grep -h "final=\|subpel=\|pairs=" "$W"/final1.log "$W"/final2.log
 fi
 # the hexagon fallback: with --me umh (slower, veryslow), not with hex or tesa
 FB="bus_qcif.y4m $C --threads 2 --gpu-me-range 16 --frames 16"
